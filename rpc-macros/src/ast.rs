@@ -1,0 +1,157 @@
+//! The trait as the macro sees it: its methods, their wire names and arguments.
+//!
+//! Built from the syn tree without judging it; `check` decides what is valid.
+
+use proc_macro2::Span;
+use syn::{FnArg, Ident, ItemTrait, LitStr, Pat, ReturnType, Signature, TraitItem, Type};
+
+use crate::attr::{self, Kind, MethodAttr, ParamStyle, TraitAttrs};
+use crate::ctxt::Ctxt;
+
+/// Attribute names this macro owns and strips from the emitted trait.
+pub const METHOD_ATTRS: &[&str] = &["method", "notification"];
+pub const ARG_ATTRS: &[&str] = &["params"];
+
+pub struct Api {
+    pub item: ItemTrait,
+    pub attrs: TraitAttrs,
+    pub methods: Vec<Method>,
+    pub docs: String,
+}
+
+pub struct Method {
+    pub attr: MethodAttr,
+    pub sig: Signature,
+    /// The name on the wire, namespace included.
+    pub name: String,
+    /// Where the name comes from: the `name = "..."` literal, or the fn's ident.
+    pub name_span: Span,
+    pub args: Vec<Arg>,
+    pub docs: String,
+    pub param_style: ParamStyle,
+    pub allow_unknown_params: bool,
+}
+
+pub struct Arg {
+    pub pat: Pat,
+    pub ty: Type,
+    /// The `#[params]` attribute, when the argument takes the whole `params` value.
+    pub whole: Option<syn::Attribute>,
+}
+
+impl Api {
+    pub fn from_syn(cx: &Ctxt, attrs: TraitAttrs, item: ItemTrait) -> Self {
+        let methods = item
+            .items
+            .iter()
+            .filter_map(|trait_item| match trait_item {
+                TraitItem::Fn(f) => Method::from_syn(cx, &attrs, f),
+                other => {
+                    cx.error_spanned_by(other, "an #[rpc] trait holds only methods");
+                    None
+                }
+            })
+            .collect();
+        Api {
+            docs: attr::docs(&item.attrs),
+            attrs,
+            methods,
+            item,
+        }
+    }
+}
+
+impl Method {
+    fn from_syn(cx: &Ctxt, trait_attrs: &TraitAttrs, f: &syn::TraitItemFn) -> Option<Self> {
+        let Some(attr) = MethodAttr::parse(cx, &f.attrs) else {
+            cx.error_spanned_by(
+                &f.sig.ident,
+                "every method of an #[rpc] trait needs #[method(name = \"...\")] or #[notification(name = \"...\")]",
+            );
+            return None;
+        };
+        let (base, name_span) = match &attr.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (f.sig.ident.to_string(), f.sig.ident.span()),
+        };
+        let name = match &trait_attrs.namespace {
+            Some(ns) => format!("{}{}{}", ns.value(), trait_attrs.separator, base),
+            None => base,
+        };
+        let args = f
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(arg) => Some(Arg {
+                    pat: (*arg.pat).clone(),
+                    ty: (*arg.ty).clone(),
+                    whole: arg
+                        .attrs
+                        .iter()
+                        .find(|a| a.path().is_ident("params"))
+                        .cloned(),
+                }),
+                FnArg::Receiver(_) => None,
+            })
+            .collect();
+        Some(Method {
+            param_style: attr.param_style.unwrap_or(trait_attrs.param_style),
+            allow_unknown_params: attr.allow_unknown_params || trait_attrs.allow_unknown_params,
+            attr,
+            sig: f.sig.clone(),
+            name,
+            name_span,
+            args,
+            docs: attr::docs(&f.attrs),
+        })
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.attr.kind
+    }
+
+    pub fn ident(&self) -> &Ident {
+        &self.sig.ident
+    }
+
+    /// The declared return type, if any.
+    pub fn output(&self) -> Option<&Type> {
+        match &self.sig.output {
+            ReturnType::Type(_, ty) => Some(ty),
+            ReturnType::Default => None,
+        }
+    }
+
+    /// Whether the whole `params` value binds to the one argument.
+    pub fn binds_whole_params(&self) -> bool {
+        self.args.iter().any(|arg| arg.whole.is_some())
+    }
+
+    /// The aliases as written (aliases are not namespaced).
+    pub fn aliases(&self) -> &[LitStr] {
+        &self.attr.aliases
+    }
+}
+
+impl Arg {
+    /// The argument's name; `check` has made sure it is a plain identifier.
+    pub fn ident(&self) -> Option<&Ident> {
+        match &self.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
+            _ => None,
+        }
+    }
+
+    /// Whether the argument is an `Option`, which may be left out.
+    pub fn is_optional(&self) -> bool {
+        match &self.ty {
+            Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|seg| seg.ident == "Option" && !seg.arguments.is_empty()),
+            _ => false,
+        }
+    }
+}

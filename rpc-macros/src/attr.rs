@@ -1,0 +1,211 @@
+//! Reading our attributes: `#[rpc(...)]` on the trait, `#[method(...)]` and
+//! `#[notification(...)]` on its methods, `#[params]` on an argument.
+//!
+//! Every unknown key or bad value is recorded in the [`Ctxt`] and parsing goes
+//! on, so one pass reports every mistake.
+
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// How the generated client sends params.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ParamStyle {
+    Positional,
+    Named,
+}
+
+/// `#[rpc(...)]`.
+pub struct TraitAttrs {
+    pub krate: syn::Path,
+    pub namespace: Option<LitStr>,
+    pub separator: String,
+    pub param_style: ParamStyle,
+    pub allow_unknown_params: bool,
+}
+
+const TRAIT_KEYS: &str =
+    "`namespace`, `namespace_separator`, `param_style`, `allow_unknown_params`, `crate`";
+const METHOD_KEYS: &str = "`name`, `aliases`, `param_style`, `allow_unknown_params`";
+
+impl TraitAttrs {
+    pub fn parse(cx: &Ctxt, args: TokenStream) -> Self {
+        let mut attrs = TraitAttrs {
+            krate: syn::parse_quote!(::typed_rpc),
+            namespace: None,
+            separator: "_".to_owned(),
+            param_style: ParamStyle::Positional,
+            allow_unknown_params: false,
+        };
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("namespace") {
+                attrs.namespace = Some(meta.value()?.parse()?);
+            } else if meta.path.is_ident("namespace_separator") {
+                attrs.separator = meta.value()?.parse::<LitStr>()?.value();
+            } else if meta.path.is_ident("param_style") {
+                attrs.param_style = parse_param_style(cx, &meta)?;
+            } else if meta.path.is_ident("allow_unknown_params") {
+                attrs.allow_unknown_params = true;
+            } else if meta.path.is_ident("crate") {
+                attrs.krate = meta.value()?.parse::<LitStr>()?.parse()?;
+            } else {
+                unknown_key(cx, &meta, "#[rpc]", TRAIT_KEYS)?;
+            }
+            Ok(())
+        });
+        if let Err(err) = parser.parse2(args) {
+            cx.syn_error(err);
+        }
+        attrs
+    }
+}
+
+/// Whether a method answers or not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Method,
+    Notification,
+}
+
+impl Kind {
+    fn attr_name(self) -> &'static str {
+        match self {
+            Kind::Method => "method",
+            Kind::Notification => "notification",
+        }
+    }
+}
+
+/// `#[method(...)]` or `#[notification(...)]`.
+pub struct MethodAttr {
+    pub kind: Kind,
+    pub name: Option<LitStr>,
+    pub aliases: Vec<LitStr>,
+    pub param_style: Option<ParamStyle>,
+    pub allow_unknown_params: bool,
+}
+
+impl MethodAttr {
+    /// Reads the method's `#[method]` or `#[notification]`; `None` if it has
+    /// neither (or both, which is reported).
+    pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> Option<Self> {
+        let mut found: Option<MethodAttr> = None;
+        for attr in attrs {
+            let kind = match attr.path() {
+                p if p.is_ident("method") => Kind::Method,
+                p if p.is_ident("notification") => Kind::Notification,
+                _ => continue,
+            };
+            if let Some(first) = &found {
+                let message = match first.kind == kind {
+                    true => format!("duplicate #[{}] attribute", kind.attr_name()),
+                    false => {
+                        "a method is either a #[method] or a #[notification], not both".to_owned()
+                    }
+                };
+                cx.error_spanned_by(attr, message);
+                continue;
+            }
+            found = Some(MethodAttr::parse_one(cx, attr, kind));
+        }
+        found
+    }
+
+    fn parse_one(cx: &Ctxt, attr: &Attribute, kind: Kind) -> Self {
+        let mut parsed = MethodAttr {
+            kind,
+            name: None,
+            aliases: Vec::new(),
+            param_style: None,
+            allow_unknown_params: false,
+        };
+        if let syn::Meta::Path(_) = attr.meta {
+            return parsed;
+        }
+        let which = format!("#[{}]", kind.attr_name());
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("name") {
+                parsed.name = Some(meta.value()?.parse()?);
+            } else if meta.path.is_ident("aliases") {
+                let value = meta.value()?;
+                let content;
+                syn::bracketed!(content in value);
+                parsed.aliases = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?
+                    .into_iter()
+                    .collect();
+            } else if meta.path.is_ident("param_style") {
+                parsed.param_style = Some(parse_param_style(cx, &meta)?);
+            } else if meta.path.is_ident("allow_unknown_params") {
+                parsed.allow_unknown_params = true;
+            } else {
+                unknown_key(cx, &meta, &which, METHOD_KEYS)?;
+            }
+            Ok(())
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+        parsed
+    }
+}
+
+fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyle> {
+    let value: LitStr = meta.value()?.parse()?;
+    match value.value().as_str() {
+        "positional" => Ok(ParamStyle::Positional),
+        "named" => Ok(ParamStyle::Named),
+        _ => {
+            cx.error_spanned_by(&value, "`param_style` is \"positional\" or \"named\"");
+            Ok(ParamStyle::Positional)
+        }
+    }
+}
+
+/// Reports an unknown key and skips its value, so the keys after it are read too.
+fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, allowed: &str) -> syn::Result<()> {
+    let key = meta
+        .path
+        .get_ident()
+        .map_or_else(|| "this key".to_owned(), |i| format!("`{i}`"));
+    cx.error_spanned_by(
+        &meta.path,
+        format!("unknown key {key} in {attr}; expected one of {allowed}"),
+    );
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+    }
+    Ok(())
+}
+
+/// Whether `attrs` hold one of ours that must be stripped before the item is emitted.
+pub fn is_ours(attr: &Attribute, names: &[&str]) -> bool {
+    names.iter().any(|name| attr.path().is_ident(name))
+}
+
+/// The doc comment, one line per `///` line, with the conventional leading space removed.
+pub fn docs(attrs: &[Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
+        .collect();
+    lines.join("\n")
+}

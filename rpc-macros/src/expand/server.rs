@@ -1,0 +1,100 @@
+//! The server side: `FooService<S>`, which routes calls to any `S: Foo`.
+//!
+//! Dispatch is a `match` on the method name; each arm hands the call to the
+//! runtime's `dispatch` with a closure that destructures the decoded
+//! arguments and calls the trait method.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{Names, private_ident};
+use crate::ast::{Api, Method};
+
+pub fn render(api: &Api, names: &Names) -> TokenStream {
+    let Names { krate, service, .. } = names;
+    let vis = &api.item.vis;
+    let trait_ident = &api.item.ident;
+    let (method, call, methods, server) = (
+        private_ident("method"),
+        private_ident("call"),
+        private_ident("methods"),
+        private_ident("server"),
+    );
+    let arms = api.methods.iter().enumerate().map(|(index, m)| {
+        let name = &m.name;
+        let aliases = m.aliases();
+        let handler = handler(m, trait_ident, &server, krate);
+        let span = m.output().map_or_else(|| m.ident().span(), |ty| ty.span());
+        let dispatch =
+            quote_spanned!(span=> #krate::__private::dispatch(#call, &#methods[#index], #handler));
+        quote!(#name #(| #aliases)* => #dispatch)
+    });
+    let doc = format!(
+        "Serves [`{trait_ident}`]: routes each call to the server's method. \
+         Build one with [`{trait_ident}::into_service`] and add it to a [`Router`]({krate_doc}::Router).",
+        krate_doc = quote!(#krate).to_string().replace(' ', ""),
+    );
+    quote! {
+        #[doc = #doc]
+        #vis struct #service<S> {
+            server: S,
+        }
+
+        impl<S: #trait_ident> #service<S> {
+            /// Wraps `server`.
+            pub fn new(server: S) -> Self {
+                #service { server }
+            }
+
+            /// The wrapped server.
+            pub fn get_ref(&self) -> &S {
+                &self.server
+            }
+
+            /// Unwraps the server.
+            pub fn into_inner(self) -> S {
+                self.server
+            }
+        }
+
+        impl<S: #trait_ident> #krate::RpcService for #service<S> {
+            fn info(&self) -> &'static #krate::ServiceInfo {
+                #service::<()>::INFO
+            }
+
+            fn call<'a>(
+                &'a self,
+                #method: &str,
+                #call: #krate::Call<'a>,
+            ) -> ::core::option::Option<#krate::HandlerFuture<'a>> {
+                let #methods = #service::<()>::INFO.methods();
+                let #server = &self.server;
+                ::core::option::Option::Some(match #method {
+                    #(#arms,)*
+                    _ => return ::core::option::Option::None,
+                })
+            }
+        }
+    }
+}
+
+/// `move |(a, b): (A, B)| <S as Trait>::method(server, a, b)`
+fn handler(
+    method: &Method,
+    trait_ident: &syn::Ident,
+    server: &syn::Ident,
+    krate: &syn::Path,
+) -> TokenStream {
+    let fn_ident = method.ident();
+    let idents: Vec<_> = method.args.iter().filter_map(|arg| arg.ident()).collect();
+    let types = method.args.iter().map(|arg| &arg.ty);
+    let call = quote!(<S as #trait_ident>::#fn_ident(#server, #(#idents),*));
+    match method.args.as_slice() {
+        [whole] if method.binds_whole_params() => {
+            let (ident, ty) = (&idents[0], &whole.ty);
+            quote!(move |#krate::__private::Whole(#ident): #krate::__private::Whole<#ty>| #call)
+        }
+        _ => quote!(move |(#(#idents,)*): (#(#types,)*)| #call),
+    }
+}

@@ -1,0 +1,22 @@
+//! The `#[rpc]` attribute of [typed-rpc](https://docs.rs/typed-rpc).
+//!
+//! Use it through the `typed-rpc` crate, which documents it in full. The
+//! expansion runs in three steps, each in its own module: read the trait
+//! (`attr`, `ast`), check it (`check`, with every error collected in `ctxt`),
+//! and render the trait, its service and its client (`expand`).
+
+mod ast;
+mod attr;
+mod check;
+mod ctxt;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Turns a trait into a JSON-RPC API: a server dispatcher and a typed client.
+///
+/// See the `typed-rpc` crate for the full documentation.
+#[proc_macro_attribute]
+pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::rpc(args.into(), input.into()).into()
+}

@@ -1,0 +1,100 @@
+//! Helpers for the code `#[rpc]` generates. Not a public API: anything here
+//! may change in any release.
+//!
+//! Each helper holds logic that would otherwise be repeated in every
+//! expansion, so the generated code stays a thin table of calls.
+
+use std::future::Future;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::client::{self, ClientError, OutgoingRequest, Params, ParamsBuilder, Transport};
+use crate::service::{Call, HandlerFuture, IntoResponse};
+use crate::{DecodeParams, MethodInfo};
+
+pub use crate::params::Whole;
+
+/// Decodes the params of `call` for `method`, then runs `handler` on them.
+#[inline]
+pub fn dispatch<'a, A, F, Fut>(
+    call: Call<'a>,
+    method: &'static MethodInfo,
+    handler: F,
+) -> HandlerFuture<'a>
+where
+    A: DecodeParams,
+    F: FnOnce(A) -> Fut,
+    Fut: Future + Send + 'a,
+    Fut::Output: IntoResponse,
+{
+    match A::decode(call.params(), method) {
+        Ok(args) => {
+            let running = handler(args);
+            Box::pin(async move { call.respond(running.await) })
+        }
+        Err(err) => Box::pin(std::future::ready(call.respond_error(&err))),
+    }
+}
+
+/// Starts the params of a client call of `method`.
+#[inline]
+pub fn params(method: &'static MethodInfo) -> ParamsBuilder {
+    ParamsBuilder::new(method)
+}
+
+/// The params of a client call of a `#[params]` method: the value itself, or
+/// none at all for an optional one that is `None`.
+pub fn whole_params<T: Serialize>(
+    method: &'static MethodInfo,
+    value: &T,
+) -> Result<Option<Params>, ClientError> {
+    let optional = method.param_list().first().is_some_and(|p| p.is_optional());
+    if optional && serde_json::to_value(value).is_ok_and(|v| v.is_null()) {
+        return Ok(None);
+    }
+    Params::from_value(value).map(Some)
+}
+
+/// Sends a request for `method` and decodes its result.
+pub async fn request<T, R>(
+    transport: &T,
+    method: &'static MethodInfo,
+    params: Result<Option<Params>, ClientError>,
+) -> Result<R, ClientError>
+where
+    T: Transport + ?Sized,
+    R: DeserializeOwned,
+{
+    let params = params?;
+    let reply = transport
+        .send_request(OutgoingRequest::new(method.name(), params.as_ref()))
+        .await?;
+    client::decode_result(&reply)
+}
+
+/// Sends the notification `method`.
+pub async fn notify<T>(
+    transport: &T,
+    method: &'static MethodInfo,
+    params: Result<Option<Params>, ClientError>,
+) -> Result<(), ClientError>
+where
+    T: Transport + ?Sized,
+{
+    let params = params?;
+    transport
+        .send_notification(OutgoingRequest::new(method.name(), params.as_ref()))
+        .await
+}
+
+/// Names `T` of `Result<T, E>` for a return type spelled as an alias without
+/// arguments, so the client can return `Result<T, ClientError>`.
+pub trait ResultType {
+    /// The success type.
+    type Ok;
+}
+
+impl<T, E> ResultType for Result<T, E> {
+    type Ok = T;
+}

@@ -1,0 +1,160 @@
+//! The client core: params encoding, the transport interface and reply decoding.
+//!
+//! A generated `FooClient<T>` is a thin typed layer over any [`Transport`]:
+//! it encodes each call's arguments as [`Params`], hands the transport an
+//! [`OutgoingRequest`], and decodes the response text it gets back.
+
+mod error;
+mod in_process;
+mod params;
+
+use std::fmt::Write as _;
+use std::future::Future;
+
+use serde::de::DeserializeOwned;
+
+pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
+pub use in_process::InProcess;
+pub use params::{Params, ParamsBuilder};
+
+use crate::Response;
+
+/// Carries messages to a server and brings back its replies.
+///
+/// A transport assigns request ids and matches replies to requests; callers
+/// only see the response text. Implementations: [`InProcess`] (a router in
+/// the same process) and the network transports behind cargo features.
+pub trait Transport: Send + Sync {
+    /// Sends a request and resolves to the text of its response.
+    fn send_request(
+        &self,
+        request: OutgoingRequest<'_>,
+    ) -> impl Future<Output = Result<String, ClientError>> + Send;
+
+    /// Sends a notification; resolves once it is sent.
+    fn send_notification(
+        &self,
+        notification: OutgoingRequest<'_>,
+    ) -> impl Future<Output = Result<(), ClientError>> + Send;
+}
+
+/// A request or notification about to be sent, before it has an id.
+#[derive(Clone, Copy, Debug)]
+pub struct OutgoingRequest<'a> {
+    method: &'a str,
+    params: Option<&'a Params>,
+}
+
+impl<'a> OutgoingRequest<'a> {
+    /// A call of `method` with `params` (absent when `None`).
+    pub fn new(method: &'a str, params: Option<&'a Params>) -> Self {
+        OutgoingRequest { method, params }
+    }
+
+    /// The method name.
+    pub fn method(&self) -> &'a str {
+        self.method
+    }
+
+    /// The params, if any.
+    pub fn params(&self) -> Option<&'a Params> {
+        self.params
+    }
+
+    /// The message text: a request with `id`, or a notification when `id` is `None`.
+    ///
+    /// ```
+    /// use rpc_runtime::client::{OutgoingRequest, Params};
+    ///
+    /// let params = Params::from_value(&(42, 23)).unwrap();
+    /// let request = OutgoingRequest::new("subtract", Some(&params));
+    /// assert_eq!(request.to_text(Some(1)), r#"{"jsonrpc":"2.0","id":1,"method":"subtract","params":[42,23]}"#);
+    /// assert_eq!(request.to_text(None), r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23]}"#);
+    /// ```
+    pub fn to_text(&self, id: Option<u64>) -> String {
+        let params = self.params.map(Params::as_json);
+        let mut text = String::with_capacity(48 + self.method.len() + params.map_or(0, str::len));
+        text.push_str(r#"{"jsonrpc":"2.0","#);
+        if let Some(id) = id {
+            // Writing to a `String` cannot fail.
+            let _ = write!(text, r#""id":{id},"#);
+        }
+        text.push_str(r#""method":"#);
+        push_json_string(&mut text, self.method);
+        if let Some(params) = params {
+            text.push_str(r#","params":"#);
+            text.push_str(params);
+        }
+        text.push('}');
+        text
+    }
+}
+
+/// Appends `s` as a JSON string literal.
+fn push_json_string(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        // `str` always serializes.
+        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    }
+}
+
+/// Untyped calls on any transport, for methods without a trait.
+///
+/// ```
+/// use rpc_runtime::client::{ClientExt, InProcess, Params};
+/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// # struct Nothing;
+/// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+/// # impl RpcService for Nothing {
+/// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+/// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+/// # }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let client = InProcess::new(Router::new(Nothing));
+/// let err = client.call::<u64>("eth_blockNumber", None).await.unwrap_err();
+/// assert_eq!(err.rpc_error().unwrap().code(), -32601);
+/// # });
+/// ```
+pub trait ClientExt: Transport {
+    /// Calls `method` and decodes its result as `R`.
+    fn call<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Option<Params>,
+    ) -> impl Future<Output = Result<R, ClientError>> + Send {
+        async move {
+            let reply = self
+                .send_request(OutgoingRequest::new(method, params.as_ref()))
+                .await?;
+            decode_result(&reply)
+        }
+    }
+
+    /// Sends the notification `method`.
+    fn notify(
+        &self,
+        method: &str,
+        params: Option<Params>,
+    ) -> impl Future<Output = Result<(), ClientError>> + Send {
+        async move {
+            self.send_notification(OutgoingRequest::new(method, params.as_ref()))
+                .await
+        }
+    }
+}
+
+impl<T: Transport + ?Sized> ClientExt for T {}
+
+/// Decodes response text into its result, or the error the server sent.
+pub fn decode_result<R: DeserializeOwned>(reply: &str) -> Result<R, ClientError> {
+    let response: Response<'_> = serde_json::from_str(reply)
+        .map_err(|err| ClientError::Decode(DecodeError::invalid_response(err)))?;
+    let result = response.into_result().map_err(ClientError::Rpc)?;
+    serde_json::from_str(result.get())
+        .map_err(|err| ClientError::Decode(DecodeError::result_type(err)))
+}

@@ -1,0 +1,38 @@
+//! The runtime of [typed-rpc](https://docs.rs/typed-rpc): JSON-RPC 2.0 wire
+//! types, params decoding, the router and the client core.
+//!
+//! Most users depend on the `typed-rpc` facade crate and write `#[rpc]`
+//! traits; this crate holds everything the generated code calls. The
+//! protocol core does no I/O: a [`Router`] takes request text and returns
+//! response text, so every transport is a thin loop around it.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`wire`] | [`Id`], [`Request`], [`Response`] |
+//! | [`error`] | [`ErrorObject`] and the standard [`code`]s |
+//! | [`params`] | decoding params by position or name, with `-32602` details |
+//! | [`router`] | the method table, batches, notifications, panic isolation, limits |
+//! | [`service`] | the [`RpcService`] interface between router and methods |
+//! | [`metadata`] | static descriptions of services, methods and params |
+//! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
+
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod error;
+pub mod metadata;
+pub mod params;
+pub mod router;
+pub mod service;
+pub mod wire;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use client::ClientError;
+pub use error::{ErrorObject, RpcResult, code};
+pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};
+pub use params::{DecodeParams, Whole};
+pub use router::{BuildError, Router, RouterBuilder};
+pub use service::{Call, HandlerFuture, IntoResponse, RpcService};
+pub use wire::{Id, Request, Response};

@@ -1,0 +1,266 @@
+//! Static descriptions of services, methods and params.
+//!
+//! `#[rpc]` emits one [`ServiceInfo`] per trait as a constant; the router reads
+//! it to build its method table, the params decoder reads it to name params in
+//! errors, and tools read it to describe the API (OpenRPC, docs, clients).
+//! Everything here is built by `const fn`s, so a description costs nothing at
+//! run time.
+
+/// A service: one `#[rpc]` trait and its methods.
+///
+/// ```
+/// use rpc_runtime::{MethodInfo, ParamInfo, ServiceInfo};
+///
+/// const INFO: ServiceInfo = ServiceInfo::new("Greeter", &[
+///     MethodInfo::method("greet")
+///         .params(&[ParamInfo::new("name", "String"), ParamInfo::new("greeting", "Option<String>").optional()])
+///         .result("String")
+///         .docs("Greets `name`."),
+/// ]);
+/// assert!(INFO.methods()[0].param_list()[1].is_optional());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ServiceInfo {
+    name: &'static str,
+    docs: &'static str,
+    methods: &'static [MethodInfo],
+}
+
+impl ServiceInfo {
+    /// A service named `name` (the trait's name) with these methods.
+    pub const fn new(name: &'static str, methods: &'static [MethodInfo]) -> Self {
+        ServiceInfo {
+            name,
+            docs: "",
+            methods,
+        }
+    }
+
+    /// Sets the service's documentation (the trait's doc comment).
+    pub const fn docs(mut self, docs: &'static str) -> Self {
+        self.docs = docs;
+        self
+    }
+
+    /// The service's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The trait's doc comment; empty when it has none.
+    pub const fn documentation(&self) -> &'static str {
+        self.docs
+    }
+
+    /// The methods and notifications, in declaration order.
+    pub const fn methods(&self) -> &'static [MethodInfo] {
+        self.methods
+    }
+
+    /// The method answering to `name` (its name or one of its aliases).
+    pub fn method(&self, name: &str) -> Option<&'static MethodInfo> {
+        self.methods.iter().find(|m| m.names().any(|n| n == name))
+    }
+}
+
+/// Whether a method answers (a request) or not (a notification).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodKind {
+    /// A method: a call with an `id` gets a response.
+    Method,
+    /// A notification: it is never answered.
+    Notification,
+}
+
+/// How a generated client sends a method's params.
+///
+/// The server always accepts both; this only chooses what the client writes.
+/// The default is [`ParamStyle::Positional`], the one every JSON-RPC server
+/// accepts (Ethereum-style nodes accept nothing else).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ParamStyle {
+    /// `[42, 23]`; trailing `None`s are left out.
+    #[default]
+    Positional,
+    /// `{"minuend": 42, "subtrahend": 23}`; `None`s are left out.
+    Named,
+}
+
+/// One method or notification of a service.
+#[derive(Clone, Copy, Debug)]
+pub struct MethodInfo {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    kind: MethodKind,
+    params: &'static [ParamInfo],
+    whole_params: bool,
+    result: Option<&'static str>,
+    docs: &'static str,
+    param_style: ParamStyle,
+    allow_unknown_params: bool,
+}
+
+impl MethodInfo {
+    /// A method named `name` with no params.
+    pub const fn method(name: &'static str) -> Self {
+        MethodInfo {
+            name,
+            aliases: &[],
+            kind: MethodKind::Method,
+            params: &[],
+            whole_params: false,
+            result: None,
+            docs: "",
+            param_style: ParamStyle::Positional,
+            allow_unknown_params: false,
+        }
+    }
+
+    /// A notification named `name` with no params.
+    pub const fn notification(name: &'static str) -> Self {
+        let mut info = MethodInfo::method(name);
+        info.kind = MethodKind::Notification;
+        info
+    }
+
+    /// Sets the params, each decoded from its own position or name.
+    pub const fn params(mut self, params: &'static [ParamInfo]) -> Self {
+        self.params = params;
+        self.whole_params = false;
+        self
+    }
+
+    /// Binds the whole `params` value to one param (`#[params]`).
+    pub const fn whole_params(mut self, param: &'static ParamInfo) -> Self {
+        self.params = std::slice::from_ref(param);
+        self.whole_params = true;
+        self
+    }
+
+    /// Sets other names the method answers to.
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Sets the result type, as written in the trait.
+    pub const fn result(mut self, ty: &'static str) -> Self {
+        self.result = Some(ty);
+        self
+    }
+
+    /// Sets the documentation (the method's doc comment).
+    pub const fn docs(mut self, docs: &'static str) -> Self {
+        self.docs = docs;
+        self
+    }
+
+    /// Sets how a client sends the params.
+    pub const fn param_style(mut self, style: ParamStyle) -> Self {
+        self.param_style = style;
+        self
+    }
+
+    /// Lets the server ignore named params it does not know instead of
+    /// answering `-32602`.
+    pub const fn allow_unknown_params(mut self) -> Self {
+        self.allow_unknown_params = true;
+        self
+    }
+
+    /// The method's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Other names the method answers to.
+    pub const fn alias_names(&self) -> &'static [&'static str] {
+        self.aliases
+    }
+
+    /// The name, then each alias.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
+    }
+
+    /// Method or notification.
+    pub const fn kind(&self) -> MethodKind {
+        self.kind
+    }
+
+    /// Whether this is a notification.
+    pub const fn is_notification(&self) -> bool {
+        matches!(self.kind, MethodKind::Notification)
+    }
+
+    /// The params in declaration order (one param when they bind the whole value).
+    pub const fn param_list(&self) -> &'static [ParamInfo] {
+        self.params
+    }
+
+    /// Whether the whole `params` value binds to one param (`#[params]`).
+    pub const fn binds_whole_params(&self) -> bool {
+        self.whole_params
+    }
+
+    /// The result type as written in the trait (`T` of `Result<T, E>`);
+    /// `None` for a notification.
+    pub const fn result_type(&self) -> Option<&'static str> {
+        self.result
+    }
+
+    /// The method's doc comment; empty when it has none.
+    pub const fn documentation(&self) -> &'static str {
+        self.docs
+    }
+
+    /// How a generated client sends the params.
+    pub const fn client_param_style(&self) -> ParamStyle {
+        self.param_style
+    }
+
+    /// Whether unknown named params are ignored rather than refused.
+    pub const fn allows_unknown_params(&self) -> bool {
+        self.allow_unknown_params
+    }
+}
+
+/// One param of a method.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    name: &'static str,
+    ty: &'static str,
+    optional: bool,
+}
+
+impl ParamInfo {
+    /// A required param `name` of type `ty` (as written in the trait).
+    pub const fn new(name: &'static str, ty: &'static str) -> Self {
+        ParamInfo {
+            name,
+            ty,
+            optional: false,
+        }
+    }
+
+    /// Marks the param optional (an `Option`): it may be left out.
+    pub const fn optional(mut self) -> Self {
+        self.optional = true;
+        self
+    }
+
+    /// The param's name, as the server expects it in named params.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The Rust type, as written in the trait.
+    pub const fn ty(&self) -> &'static str {
+        self.ty
+    }
+
+    /// Whether the param may be left out.
+    pub const fn is_optional(&self) -> bool {
+        self.optional
+    }
+}

@@ -1,0 +1,438 @@
+//! Decoding a method's params, by position or by name, with precise `-32602` errors.
+//!
+//! Params are decoded straight from the request's raw JSON with serde
+//! visitors: each argument is deserialized into its own slot as its element
+//! (positional) or member (named) is read, with no intermediate
+//! `serde_json::Value`. A failure names the param, its position and the
+//! reason:
+//!
+//! ```json
+//! {"code": -32602, "message": "Invalid params",
+//!  "data": {"param": "subtrahend", "position": 1, "reason": "invalid type: string \"a\", expected i64"}}
+//! ```
+//!
+//! A param left out is decoded as serde decodes a missing struct field: an
+//! `Option` becomes `None`, anything else is a "missing required param" error.
+
+use std::fmt;
+
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
+use serde::forward_to_deserialize_any;
+use serde_json::value::RawValue;
+
+use crate::{ErrorObject, MethodInfo};
+
+/// A method's arguments, decodable from a request's `params`.
+///
+/// Implemented for tuples of up to 16 deserializable types (one element per
+/// argument, each read by position or by name) and for [`Whole`] (the whole
+/// `params` value bound to one argument). The generated dispatcher calls it;
+/// it is public for services written by hand.
+///
+/// ```
+/// use rpc_runtime::{DecodeParams, MethodInfo, ParamInfo};
+/// use serde_json::value::RawValue;
+///
+/// static SUBTRACT: MethodInfo = MethodInfo::method("subtract")
+///     .params(&[ParamInfo::new("minuend", "i64"), ParamInfo::new("subtrahend", "i64")]);
+///
+/// let named: &RawValue = serde_json::from_str(r#"{"subtrahend": 23, "minuend": 42}"#).unwrap();
+/// assert_eq!(<(i64, i64)>::decode(Some(named), &SUBTRACT).unwrap(), (42, 23));
+///
+/// let wrong: &RawValue = serde_json::from_str(r#"[42, "a"]"#).unwrap();
+/// let err = <(i64, i64)>::decode(Some(wrong), &SUBTRACT).unwrap_err();
+/// assert_eq!(err.code(), -32602);
+/// assert_eq!(
+///     err.data().unwrap().get(),
+///     r#"{"param":"subtrahend","position":1,"reason":"invalid type: string \"a\", expected i64"}"#
+/// );
+/// ```
+pub trait DecodeParams: Sized {
+    /// Decodes `params` (absent, an array or an object) for `method`.
+    fn decode(params: Option<&RawValue>, method: &'static MethodInfo) -> Result<Self, ErrorObject>;
+}
+
+/// The whole `params` value bound to one argument (`#[params]`): a struct for
+/// MCP-, A2A- or LSP-style methods, a `Vec` for variadic ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Whole<T>(pub T);
+
+impl<T: DeserializeOwned> DecodeParams for Whole<T> {
+    fn decode(params: Option<&RawValue>, method: &'static MethodInfo) -> Result<Self, ErrorObject> {
+        let decoded = match params {
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|err| serde_reason(&err)),
+            None => T::deserialize(Missing).map_err(|_| "missing params".to_owned()),
+        };
+        decoded.map(Whole).map_err(|reason| {
+            let param = method.param_list().first().map(|p| p.name());
+            invalid_params(param, None, &reason)
+        })
+    }
+}
+
+/// The slots a tuple's elements are decoded into, one `Option` per argument.
+///
+/// Each method is a `match` on the argument's index, so every element is
+/// deserialized straight into its own type.
+trait Slots {
+    const LEN: usize;
+
+    /// Every slot empty.
+    fn empty() -> Self;
+
+    /// Reads the next array element into slot `index`; `false` when the array ended.
+    fn next_element<'de, A: SeqAccess<'de>>(
+        &mut self,
+        index: usize,
+        seq: &mut A,
+    ) -> Result<bool, A::Error>;
+
+    /// Reads the current object member's value into slot `index`.
+    fn next_value<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+
+    /// Fills slot `index` for a param that was left out; `false` if it is required.
+    fn fill_missing(&mut self, index: usize) -> bool;
+}
+
+macro_rules! tuple_params {
+    ($($idx:tt $T:ident),*) => {
+        impl<$($T: DeserializeOwned),*> Slots for ($(Option<$T>,)*) {
+            const LEN: usize = [$($idx),*].len();
+
+            fn empty() -> Self {
+                ($(None::<$T>,)*)
+            }
+
+            fn next_element<'de, Seq: SeqAccess<'de>>(&mut self, index: usize, seq: &mut Seq) -> Result<bool, Seq::Error> {
+                match index {
+                    $($idx => match seq.next_element()? {
+                        Some(value) => self.$idx = Some(value),
+                        None => return Ok(false),
+                    },)*
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            }
+
+            fn next_value<'de, Map: MapAccess<'de>>(&mut self, index: usize, map: &mut Map) -> Result<(), Map::Error> {
+                match index {
+                    $($idx => self.$idx = Some(map.next_value()?),)*
+                    _ => { map.next_value::<IgnoredAny>()?; }
+                }
+                Ok(())
+            }
+
+            fn fill_missing(&mut self, index: usize) -> bool {
+                match index {
+                    $($idx => self.$idx = $T::deserialize(Missing).ok(),)*
+                    _ => return false,
+                }
+                match index {
+                    $($idx => self.$idx.is_some(),)*
+                    _ => false,
+                }
+            }
+        }
+
+        impl<$($T: DeserializeOwned),*> DecodeParams for ($($T,)*) {
+            #[inline]
+            #[allow(non_snake_case)]
+            fn decode(params: Option<&RawValue>, method: &'static MethodInfo) -> Result<Self, ErrorObject> {
+                let slots: ($(Option<$T>,)*) = decode_slots(params, method)?;
+                match slots {
+                    ($(Some($T),)*) => Ok(($($T,)*)),
+                    // `decode_slots` fills every slot or fails; this arm is never taken.
+                    _ => Err(ErrorObject::internal_error()),
+                }
+            }
+        }
+    };
+}
+
+tuple_params!(0 A);
+tuple_params!(0 A, 1 B);
+tuple_params!(0 A, 1 B, 2 C);
+tuple_params!(0 A, 1 B, 2 C, 3 D);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L, 12 M);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L, 12 M, 13 N);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L, 12 M, 13 N, 14 O);
+tuple_params!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L, 12 M, 13 N, 14 O, 15 P);
+
+impl Slots for () {
+    const LEN: usize = 0;
+
+    fn empty() -> Self {}
+
+    fn next_element<'de, A: SeqAccess<'de>>(
+        &mut self,
+        _: usize,
+        _: &mut A,
+    ) -> Result<bool, A::Error> {
+        Ok(false)
+    }
+
+    fn next_value<'de, A: MapAccess<'de>>(
+        &mut self,
+        _: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        map.next_value::<IgnoredAny>().map(drop)
+    }
+
+    fn fill_missing(&mut self, _: usize) -> bool {
+        false
+    }
+}
+
+impl DecodeParams for () {
+    #[inline]
+    fn decode(params: Option<&RawValue>, method: &'static MethodInfo) -> Result<Self, ErrorObject> {
+        decode_slots(params, method)
+    }
+}
+
+/// Decodes `params` into fresh slots, filling every one or failing.
+fn decode_slots<S: Slots>(
+    params: Option<&RawValue>,
+    method: &'static MethodInfo,
+) -> Result<S, ErrorObject> {
+    let mut slots = S::empty();
+    let mut cursor = Cursor::default();
+    let read = match params {
+        Some(raw) => {
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            de.deserialize_any(ParamsVisitor {
+                slots: &mut slots,
+                cursor: &mut cursor,
+                method,
+            })
+        }
+        None => Ok(()),
+    };
+    if let Err(err) = read {
+        return Err(cursor.into_error(method, &err));
+    }
+    for index in 0..S::LEN {
+        if !cursor.is_filled(index) && !slots.fill_missing(index) {
+            return Err(param_error(method, index, "missing required param"));
+        }
+    }
+    Ok(slots)
+}
+
+/// Where the decoder is, and why it stopped when the reason is ours, not serde's.
+#[derive(Default)]
+struct Cursor {
+    /// The index of the param being read.
+    at: usize,
+    /// Bit `i` is set once param `i` has a value.
+    filled: u32,
+    failure: Option<Failure>,
+}
+
+enum Failure {
+    TooMany { given: usize },
+    Unknown(String),
+    Duplicate(usize),
+}
+
+impl Cursor {
+    fn is_filled(&self, index: usize) -> bool {
+        self.filled & (1 << index) != 0
+    }
+
+    fn fill(&mut self, index: usize) {
+        self.filled |= 1 << index;
+    }
+
+    /// Turns a failed read into the `-32602` error the caller sees.
+    #[cold]
+    fn into_error(self, method: &'static MethodInfo, err: &serde_json::Error) -> ErrorObject {
+        let expected = method.param_list().len();
+        match self.failure {
+            Some(Failure::TooMany { given }) => {
+                let reason = format!(
+                    "too many params: `{}` takes {expected}, got {given}",
+                    method.name()
+                );
+                invalid_params(None, Some(expected), &reason)
+            }
+            Some(Failure::Unknown(name)) => {
+                let known: Vec<_> = method
+                    .param_list()
+                    .iter()
+                    .map(|p| format!("`{}`", p.name()))
+                    .collect();
+                let reason = match known.len() {
+                    0 => format!("unknown param: `{}` takes no params", method.name()),
+                    _ => format!("unknown param; expected one of {}", known.join(", ")),
+                };
+                invalid_params(Some(&name), None, &reason)
+            }
+            Some(Failure::Duplicate(index)) => param_error(method, index, "duplicate param"),
+            None => param_error(method, self.at, &serde_reason(err)),
+        }
+    }
+}
+
+struct ParamsVisitor<'s, S> {
+    slots: &'s mut S,
+    cursor: &'s mut Cursor,
+    method: &'static MethodInfo,
+}
+
+impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array or an object of params")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        for index in 0..S::LEN {
+            self.cursor.at = index;
+            if !self.slots.next_element(index, &mut seq)? {
+                return Ok(());
+            }
+            self.cursor.fill(index);
+        }
+        let mut given = S::LEN;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            given += 1;
+        }
+        if given > S::LEN {
+            self.cursor.failure = Some(Failure::TooMany { given });
+            return Err(de::Error::custom("too many params"));
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let params = self.method.param_list();
+        while let Some(key) = map.next_key_seed(ParamName(params))? {
+            match key {
+                Key::Param(index) if self.cursor.is_filled(index) => {
+                    self.cursor.failure = Some(Failure::Duplicate(index));
+                    return Err(de::Error::custom("duplicate param"));
+                }
+                Key::Param(index) => {
+                    self.cursor.at = index;
+                    self.slots.next_value(index, &mut map)?;
+                    self.cursor.fill(index);
+                }
+                Key::Unknown(_) if self.method.allows_unknown_params() => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Unknown(name) => {
+                    self.cursor.failure = Some(Failure::Unknown(name));
+                    return Err(de::Error::custom("unknown param"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A member name of named params: the index of the param it names, or the name itself.
+enum Key {
+    Param(usize),
+    Unknown(String),
+}
+
+struct ParamName(&'static [crate::ParamInfo]);
+
+impl<'de> DeserializeSeed<'de> for ParamName {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for ParamName {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a param name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|p| p.name() == name) {
+            Some(index) => Key::Param(index),
+            None => Key::Unknown(name.to_owned()),
+        })
+    }
+}
+
+/// A deserializer for a param that was left out: `Option`s read it as `None`,
+/// every other type fails, as serde does for a missing struct field.
+struct Missing;
+
+impl<'de> Deserializer<'de> for Missing {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("missing"))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_none()
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// `-32602` for param `index` of `method`, naming it and its position.
+#[cold]
+fn param_error(method: &'static MethodInfo, index: usize, reason: &str) -> ErrorObject {
+    let name = method.param_list().get(index).map(|p| p.name());
+    invalid_params(name, Some(index), reason)
+}
+
+#[cold]
+fn invalid_params(param: Option<&str>, position: Option<usize>, reason: &str) -> ErrorObject {
+    #[derive(serde::Serialize)]
+    struct Data<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        param: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        position: Option<usize>,
+        reason: &'a str,
+    }
+    ErrorObject::invalid_params().with_data(&Data {
+        param,
+        position,
+        reason,
+    })
+}
+
+/// serde_json's message without its " at line L column C" suffix, which points
+/// into the params text rather than anything the caller wrote.
+#[cold]
+fn serde_reason(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    let suffix = format!(" at line {} column {}", err.line(), err.column());
+    match message.strip_suffix(&suffix) {
+        Some(reason) => reason.to_owned(),
+        None => message,
+    }
+}

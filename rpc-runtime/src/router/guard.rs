@@ -1,0 +1,88 @@
+//! Running handlers: panic isolation, and the entries of a batch side by side.
+
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::ErrorObject;
+use crate::service::HandlerFuture;
+use crate::wire::{self, Id};
+
+/// A handler's future that turns a panic into `-32603` for its own request.
+pub(super) struct Guarded<'a> {
+    future: HandlerFuture<'a>,
+    id: Option<Id<'a>>,
+}
+
+impl<'a> Guarded<'a> {
+    pub(super) fn new(future: HandlerFuture<'a>, id: Option<Id<'a>>) -> Self {
+        Guarded { future, id }
+    }
+}
+
+impl Future for Guarded<'_> {
+    type Output = Option<String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // The future is dropped after a panic, never polled again, so no
+        // broken invariant inside it can be observed.
+        match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => Poll::Ready(panicked(self.id, &*panic)),
+        }
+    }
+}
+
+#[cold]
+fn panicked(id: Option<Id<'_>>, panic: &(dyn std::any::Any + Send)) -> Option<String> {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)");
+    tracing::error!(id = ?id, panic = message, "a handler panicked");
+    Some(wire::failure(Some(id?), &ErrorObject::internal_error()))
+}
+
+/// One entry of a batch: still running, or its reply (if any) at hand.
+pub(super) enum Slot<'a> {
+    Running(Guarded<'a>),
+    Done(Option<String>),
+}
+
+/// Runs every entry concurrently on the current task and joins the replies
+/// into a batch response; `None` when no entry is answered.
+pub(super) async fn join_batch(mut slots: Vec<Slot<'_>>) -> Option<String> {
+    poll_fn(|cx| {
+        let mut pending = false;
+        for slot in slots.iter_mut() {
+            if let Slot::Running(future) = slot {
+                match Pin::new(future).poll(cx) {
+                    Poll::Ready(reply) => *slot = Slot::Done(reply),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    let mut replies = slots.into_iter().filter_map(|slot| match slot {
+        Slot::Done(reply) => reply,
+        Slot::Running(_) => None,
+    });
+    let first = replies.next()?;
+    let mut batch = String::with_capacity(first.len() * 2 + 2);
+    batch.push('[');
+    batch.push_str(&first);
+    for reply in replies {
+        batch.push(',');
+        batch.push_str(&reply);
+    }
+    batch.push(']');
+    Some(batch)
+}

@@ -1,0 +1,379 @@
+//! Parsing incoming messages: single requests and batches, borrowed from the input.
+//!
+//! One pass of serde_json over the input classifies it. Syntax errors become
+//! `-32700`; anything that is valid JSON but not a valid request becomes an
+//! [`Entry::Invalid`] that still carries the id when it could be read, so the
+//! `-32600` reply can echo it.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::Id;
+use crate::ErrorObject;
+
+/// A well-formed request or notification, borrowed from the input buffer.
+///
+/// `params` stay raw JSON until the method's decoder reads them, so a request
+/// is parsed once and its params are never built into a `serde_json::Value`.
+#[derive(Debug)]
+pub struct Request<'a> {
+    method: Cow<'a, str>,
+    params: Option<&'a RawValue>,
+    id: Option<Id<'a>>,
+}
+
+impl<'a> Request<'a> {
+    /// The method name.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The `params` member (an array or an object) as raw JSON, if present.
+    pub fn params(&self) -> Option<&'a RawValue> {
+        self.params
+    }
+
+    /// The request id; `None` for a notification.
+    pub fn id(&self) -> Option<Id<'a>> {
+        self.id
+    }
+
+    /// Whether this is a notification (no `id` member), which is never answered.
+    pub fn is_notification(&self) -> bool {
+        self.id.is_none()
+    }
+}
+
+/// One element of a message: a request, or the reason it is not one.
+#[derive(Debug)]
+pub(crate) enum Entry<'a> {
+    Request(Request<'a>),
+    Invalid {
+        /// The id, when it could be read; the `-32600` reply echoes it.
+        id: Option<Id<'a>>,
+        reason: &'static str,
+    },
+}
+
+/// A whole incoming message.
+#[derive(Debug)]
+pub(crate) enum Message<'a> {
+    Single(Entry<'a>),
+    Batch(Vec<Entry<'a>>),
+}
+
+/// Parses one message; an `Err` is the single error object to send back.
+pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
+    let first = input
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'[') {
+        return serde_json::from_slice(input)
+            .map(Message::Single)
+            .map_err(parse_failure);
+    }
+    let mut too_large = false;
+    let seed = BatchSeed {
+        max_len: max_batch_len,
+        too_large: &mut too_large,
+    };
+    let mut de = serde_json::Deserializer::from_slice(input);
+    let batch = seed
+        .deserialize(&mut de)
+        .and_then(|batch| de.end().map(|()| batch));
+    match batch {
+        Ok(entries) if entries.is_empty() => {
+            Err(invalid_request("an empty batch is not a request"))
+        }
+        Ok(entries) => Ok(Message::Batch(entries)),
+        Err(_) if too_large => Err(batch_too_large(max_batch_len)),
+        Err(err) => Err(parse_failure(err)),
+    }
+}
+
+/// `-32600` with the reason in `data`.
+#[cold]
+pub(crate) fn invalid_request(reason: &str) -> ErrorObject {
+    ErrorObject::invalid_request().with_data(&Reason { reason })
+}
+
+#[derive(serde::Serialize)]
+struct Reason<'r> {
+    reason: &'r str,
+}
+
+#[cold]
+fn parse_failure(err: serde_json::Error) -> ErrorObject {
+    ErrorObject::parse_error().with_data(&Reason {
+        reason: &err.to_string(),
+    })
+}
+
+#[cold]
+fn batch_too_large(max_len: usize) -> ErrorObject {
+    #[derive(serde::Serialize)]
+    struct Data<'r> {
+        reason: &'r str,
+        max_batch_len: usize,
+    }
+    ErrorObject::new(crate::code::INVALID_REQUEST, "Batch too large").with_data(&Data {
+        reason: &format!("a batch may hold at most {max_len} requests"),
+        max_batch_len: max_len,
+    })
+}
+
+struct BatchSeed<'f> {
+    max_len: usize,
+    too_large: &'f mut bool,
+}
+
+impl<'de> DeserializeSeed<'de> for BatchSeed<'_> {
+    type Value = Vec<Entry<'de>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BatchSeed<'_> {
+    type Value = Vec<Entry<'de>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a batch of requests")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Vec::new();
+        loop {
+            if entries.len() == self.max_len {
+                // Refuse at the first element over the limit, before parsing the rest.
+                if seq.next_element::<IgnoredAny>()?.is_some() {
+                    *self.too_large = true;
+                    return Err(de::Error::custom("batch too large"));
+                }
+                return Ok(entries);
+            }
+            match seq.next_element::<Entry<'de>>()? {
+                Some(entry) => entries.push(entry),
+                None => return Ok(entries),
+            }
+        }
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Entry<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(EntryVisitor)
+    }
+}
+
+const NOT_AN_OBJECT: &str = "a request must be a JSON object";
+
+/// Visits one request object; any other JSON value is an invalid entry.
+struct EntryVisitor;
+
+/// Implements the visitor methods for every non-object, non-array JSON value.
+macro_rules! visit_scalars {
+    ($value:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($value)
+        }
+    };
+}
+
+impl<'de> Visitor<'de> for EntryVisitor {
+    type Value = Entry<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC request")
+    }
+
+    visit_scalars!(Entry::Invalid {
+        id: None,
+        reason: NOT_AN_OBJECT,
+    });
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Entry::Invalid {
+            id: None,
+            reason: NOT_AN_OBJECT,
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members = Members::default();
+        while let Some(member) = map.next_key::<Member>()? {
+            members.read(member, &mut map)?;
+        }
+        Ok(members.into_entry())
+    }
+}
+
+/// The members of a request object as they are read.
+#[derive(Default)]
+struct Members<'de> {
+    version: Option<&'de RawValue>,
+    method: Option<MethodName<'de>>,
+    params: Option<&'de RawValue>,
+    id: Option<&'de RawValue>,
+    duplicate: Option<&'static str>,
+}
+
+impl<'de> Members<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, member: Member, map: &mut A) -> Result<(), A::Error> {
+        let duplicate = match member {
+            Member::Version => set_once(&mut self.version, map.next_value()?),
+            Member::Method => set_once(&mut self.method, map.next_value()?),
+            Member::Params => set_once(&mut self.params, map.next_value()?),
+            Member::Id => set_once(&mut self.id, map.next_value()?),
+            Member::Other => {
+                map.next_value::<IgnoredAny>()?;
+                false
+            }
+        };
+        if duplicate {
+            self.duplicate = Some("a request member appears twice");
+        }
+        Ok(())
+    }
+
+    fn into_entry(self) -> Entry<'de> {
+        let id = self.id.map(Id::new);
+        let readable_id = id.flatten().filter(|_| self.duplicate.is_none());
+        let invalid = |reason| Entry::Invalid {
+            id: readable_id,
+            reason,
+        };
+        if let Some(reason) = self.duplicate {
+            return invalid(reason);
+        }
+        if let Some(None) = id {
+            return invalid("`id` must be a string, a number or null");
+        }
+        if !self.version.is_some_and(is_version_2) {
+            return invalid("`jsonrpc` must be \"2.0\"");
+        }
+        let method = match self.method {
+            Some(MethodName::Str(method)) => method,
+            Some(MethodName::Other) => return invalid("`method` must be a string"),
+            None => return invalid("`method` is missing"),
+        };
+        if self
+            .params
+            .is_some_and(|p| !matches!(p.get().as_bytes()[0], b'[' | b'{'))
+        {
+            return invalid("`params` must be an array or an object");
+        }
+        Entry::Request(Request {
+            method,
+            params: self.params,
+            id: readable_id,
+        })
+    }
+}
+
+/// Stores `value` unless the slot is taken; returns whether it was (a duplicate).
+fn set_once<T>(slot: &mut Option<T>, value: T) -> bool {
+    if slot.is_some() {
+        return true;
+    }
+    *slot = Some(value);
+    false
+}
+
+pub(super) fn is_version_2(raw: &RawValue) -> bool {
+    // The common spelling is checked byte for byte; an escaped one is decoded.
+    raw.get() == "\"2.0\""
+        || serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|v| v == "2.0")
+}
+
+/// A member name of a request object.
+enum Member {
+    Version,
+    Method,
+    Params,
+    Id,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(MemberVisitor)
+    }
+}
+
+struct MemberVisitor;
+
+impl Visitor<'_> for MemberVisitor {
+    type Value = Member;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
+        Ok(match name {
+            "jsonrpc" => Member::Version,
+            "method" => Member::Method,
+            "params" => Member::Params,
+            "id" => Member::Id,
+            _ => Member::Other,
+        })
+    }
+}
+
+/// The `method` member: a string (borrowed unless it has escapes) or anything else.
+enum MethodName<'de> {
+    Str(Cow<'de, str>),
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for MethodName<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MethodNameVisitor)
+    }
+}
+
+struct MethodNameVisitor;
+
+impl<'de> Visitor<'de> for MethodNameVisitor {
+    type Value = MethodName<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a method name")
+    }
+
+    visit_scalars!(MethodName::Other);
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+        Ok(MethodName::Str(Cow::Borrowed(name)))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(MethodName::Str(Cow::Owned(name.to_owned())))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(MethodName::Other)
+    }
+}
