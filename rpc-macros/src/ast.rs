@@ -10,7 +10,7 @@ use crate::ctxt::Ctxt;
 
 /// Attribute names this macro owns and strips from the emitted trait.
 pub const METHOD_ATTRS: &[&str] = &["method", "notification"];
-pub const ARG_ATTRS: &[&str] = &["params"];
+pub const ARG_ATTRS: &[&str] = &["params", "context"];
 
 pub struct Api {
     pub item: ItemTrait,
@@ -37,6 +37,9 @@ pub struct Arg {
     pub ty: Type,
     /// The `#[params]` attribute, when the argument takes the whole `params` value.
     pub whole: Option<syn::Attribute>,
+    /// The `#[context]` attribute, when the argument is the request's context
+    /// rather than a param.
+    pub context: Option<syn::Attribute>,
 }
 
 impl Api {
@@ -86,11 +89,8 @@ impl Method {
                 FnArg::Typed(arg) => Some(Arg {
                     pat: (*arg.pat).clone(),
                     ty: (*arg.ty).clone(),
-                    whole: arg
-                        .attrs
-                        .iter()
-                        .find(|a| a.path().is_ident("params"))
-                        .cloned(),
+                    whole: find_attr(&arg.attrs, "params"),
+                    context: find_attr(&arg.attrs, "context"),
                 }),
                 FnArg::Receiver(_) => None,
             })
@@ -123,7 +123,12 @@ impl Method {
         }
     }
 
-    /// Whether the whole `params` value binds to the one argument.
+    /// The arguments decoded from `params`, in order (all but `#[context]`).
+    pub fn params(&self) -> impl Iterator<Item = &Arg> {
+        self.args.iter().filter(|arg| arg.context.is_none())
+    }
+
+    /// Whether the whole `params` value binds to one argument.
     pub fn binds_whole_params(&self) -> bool {
         self.args.iter().any(|arg| arg.whole.is_some())
     }
@@ -154,4 +159,11 @@ impl Arg {
             _ => false,
         }
     }
+}
+
+fn find_attr(attrs: &[syn::Attribute], name: &str) -> Option<syn::Attribute> {
+    attrs
+        .iter()
+        .find(|attr| attr.path().is_ident(name))
+        .cloned()
 }

@@ -99,20 +99,45 @@ fn check_args(cx: &Ctxt, method: &Method) {
                 "RPC arguments must be plain names: each name is the param's name in named params; destructure in the body instead",
             );
         }
-        check_arg_type(cx, &arg.ty);
-        if let Some(attr) = &arg.whole
-            && !matches!(attr.meta, syn::Meta::Path(_))
-        {
-            cx.error_spanned_by(attr, "#[params] takes no arguments");
+        for attr in arg.whole.iter().chain(&arg.context) {
+            if !matches!(attr.meta, syn::Meta::Path(_)) {
+                cx.error_spanned_by(attr, "this attribute takes no arguments");
+            }
+        }
+        match (&arg.whole, &arg.context) {
+            (Some(_), Some(context)) => cx.error_spanned_by(
+                context,
+                "an argument is either #[params] or #[context], not both",
+            ),
+            (_, Some(_)) => check_context_type(cx, &arg.ty),
+            (_, None) => check_arg_type(cx, &arg.ty),
         }
     }
-    if method.binds_whole_params() && method.args.len() > 1 {
+    let contexts: Vec<_> = method
+        .args
+        .iter()
+        .filter_map(|arg| arg.context.as_ref())
+        .collect();
+    for extra in contexts.iter().skip(1) {
+        cx.error_spanned_by(extra, "a method takes at most one #[context] argument");
+    }
+    if method.binds_whole_params() && method.params().count() > 1 {
         for attr in method.args.iter().filter_map(|arg| arg.whole.as_ref()) {
             cx.error_spanned_by(
                 attr,
-                "#[params] binds the whole `params` value to one argument, so the method can have no other arguments",
+                "#[params] binds the whole `params` value to one argument, so the method can have no other params (a #[context] argument is allowed)",
             );
         }
+    }
+}
+
+/// The context is lent to the handler for the duration of the call.
+fn check_context_type(cx: &Ctxt, ty: &Type) {
+    if !matches!(ty, Type::Reference(reference) if reference.mutability.is_none()) {
+        cx.error_spanned_by(
+            ty,
+            "a #[context] argument is a shared reference: `cx: &Context`",
+        );
     }
 }
 

@@ -13,12 +13,14 @@
 //! | [`params`] | decoding params by position or name, with `-32602` details |
 //! | [`router`] | the method table, batches, notifications, panic isolation, limits |
 //! | [`service`] | the [`RpcService`] interface between router and methods |
+//! | [`context`] | per-request [`Context`]: transport, peer, connection |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
 
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod context;
 pub mod error;
 pub mod metadata;
 pub mod params;
@@ -30,6 +32,7 @@ pub mod wire;
 pub mod __private;
 
 pub use client::ClientError;
+pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};
 pub use params::{DecodeParams, Whole};

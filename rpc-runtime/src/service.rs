@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::wire::{self, Id};
-use crate::{ErrorObject, ServiceInfo};
+use crate::{Context, ErrorObject, ServiceInfo};
 
 /// The future a method handler runs as: it resolves to the response text, or
 /// to `None` when nothing is to be answered (a notification).
@@ -61,11 +61,25 @@ pub trait RpcService: Send + Sync + 'static {
 pub struct Call<'a> {
     params: Option<&'a RawValue>,
     id: Option<Id<'a>>,
+    context: &'a Context,
 }
 
 impl<'a> Call<'a> {
-    pub(crate) fn new(params: Option<&'a RawValue>, id: Option<Id<'a>>) -> Self {
-        Call { params, id }
+    pub(crate) fn new(
+        params: Option<&'a RawValue>,
+        id: Option<Id<'a>>,
+        context: &'a Context,
+    ) -> Self {
+        Call {
+            params,
+            id,
+            context,
+        }
+    }
+
+    /// What is known about the request: transport, peer, connection.
+    pub fn context(&self) -> &'a Context {
+        self.context
     }
 
     /// The raw `params` (an array or an object), if the request had any.

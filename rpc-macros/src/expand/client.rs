@@ -54,8 +54,8 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
     let (info, params) = (private_ident("method"), private_ident("params"));
     let fn_ident = method.ident();
-    let idents: Vec<_> = method.args.iter().filter_map(|arg| arg.ident()).collect();
-    let types = method.args.iter().map(|arg| &arg.ty);
+    let idents: Vec<_> = method.params().filter_map(|arg| arg.ident()).collect();
+    let types = method.params().map(|arg| &arg.ty);
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(#[doc = #docs]));
     let build_params = match idents.as_slice() {

@@ -35,14 +35,15 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         Kind::Method => quote!(method),
         Kind::Notification => quote!(notification),
     };
-    let params = match method.args.as_slice() {
+    let params: Vec<_> = method.params().collect();
+    let params = match params.as_slice() {
         [] => None,
         [whole] if method.binds_whole_params() => {
             let param = param_info(whole, krate);
             Some(quote!(.whole_params(&#param)))
         }
-        args => {
-            let params = args.iter().map(|arg| param_info(arg, krate));
+        params => {
+            let params = params.iter().map(|arg| param_info(arg, krate));
             Some(quote!(.params(&[#(#params),*])))
         }
     };

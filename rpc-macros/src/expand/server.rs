@@ -15,16 +15,20 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
     let vis = &api.item.vis;
     let trait_ident = &api.item.ident;
-    let (method, call, methods, server) = (
+    let locals = Locals {
+        server: private_ident("server"),
+        context: private_ident("context"),
+    };
+    let (method, call, methods) = (
         private_ident("method"),
         private_ident("call"),
         private_ident("methods"),
-        private_ident("server"),
     );
+    let Locals { server, context } = &locals;
     let arms = api.methods.iter().enumerate().map(|(index, m)| {
         let name = &m.name;
         let aliases = m.aliases();
-        let handler = handler(m, trait_ident, &server, krate);
+        let handler = handler(m, trait_ident, &locals, krate);
         let span = m.output().map_or_else(|| m.ident().span(), |ty| ty.span());
         let dispatch =
             quote_spanned!(span=> #krate::__private::dispatch(#call, &#methods[#index], #handler));
@@ -70,6 +74,7 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
             ) -> ::core::option::Option<#krate::HandlerFuture<'a>> {
                 let #methods = #service::<()>::INFO.methods();
                 let #server = &self.server;
+                let #context = #call.context();
                 ::core::option::Option::Some(match #method {
                     #(#arms,)*
                     _ => return ::core::option::Option::None,
@@ -79,20 +84,36 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     }
 }
 
-/// `move |(a, b): (A, B)| <S as Trait>::method(server, a, b)`
+/// The dispatcher's locals that handlers use.
+struct Locals {
+    server: syn::Ident,
+    context: syn::Ident,
+}
+
+/// `move |(a, b): (A, B)| <S as Trait>::method(server, a, b)`, with the
+/// context passed where the method takes its `#[context]` argument.
 fn handler(
     method: &Method,
     trait_ident: &syn::Ident,
-    server: &syn::Ident,
+    locals: &Locals,
     krate: &syn::Path,
 ) -> TokenStream {
+    let Locals { server, context } = locals;
     let fn_ident = method.ident();
-    let idents: Vec<_> = method.args.iter().filter_map(|arg| arg.ident()).collect();
-    let types = method.args.iter().map(|arg| &arg.ty);
-    let call = quote!(<S as #trait_ident>::#fn_ident(#server, #(#idents),*));
-    match method.args.as_slice() {
+    let args = method
+        .args
+        .iter()
+        .map(|arg| match (&arg.context, arg.ident()) {
+            (Some(_), _) => quote!(#context),
+            (None, ident) => quote!(#ident),
+        });
+    let call = quote!(<S as #trait_ident>::#fn_ident(#server, #(#args),*));
+    let params: Vec<_> = method.params().collect();
+    let idents = params.iter().filter_map(|arg| arg.ident());
+    let types = params.iter().map(|arg| &arg.ty);
+    match params.as_slice() {
         [whole] if method.binds_whole_params() => {
-            let (ident, ty) = (&idents[0], &whole.ty);
+            let (ident, ty) = (whole.ident(), &whole.ty);
             quote!(move |#krate::__private::Whole(#ident): #krate::__private::Whole<#ty>| #call)
         }
         _ => quote!(move |(#(#idents,)*): (#(#types,)*)| #call),

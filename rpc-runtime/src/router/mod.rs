@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use guard::{Guarded, Slot};
 
+use crate::context::{self, Context};
 use crate::service::{Call, HandlerFuture, RpcService};
 use crate::wire::{self, Entry, Message, Request};
 use crate::{ErrorObject, ServiceInfo};
@@ -98,15 +99,25 @@ impl Router {
     /// Handles one incoming message (a request, a notification or a batch) and
     /// returns the response text, or `None` when nothing is to be sent back.
     ///
-    /// Batch entries run concurrently on the calling task.
+    /// Batch entries run concurrently on the calling task. Handlers that ask
+    /// for a [`Context`] see an in-process one; transports call
+    /// [`handle_with`](Router::handle_with) instead.
     pub async fn handle(&self, message: &[u8]) -> Option<String> {
+        self.handle_with(message, &context::IN_PROCESS).await
+    }
+
+    /// Handles one incoming message with what the transport knows about it.
+    pub async fn handle_with(&self, message: &[u8], context: &Context) -> Option<String> {
         match wire::parse(message, self.inner.max_batch_len) {
-            Ok(Message::Single(entry)) => match self.start(entry) {
+            Ok(Message::Single(entry)) => match self.start(entry, context) {
                 Slot::Running(future) => future.await,
                 Slot::Done(reply) => reply,
             },
             Ok(Message::Batch(entries)) => {
-                let slots = entries.into_iter().map(|entry| self.start(entry)).collect();
+                let slots = entries
+                    .into_iter()
+                    .map(|entry| self.start(entry, context))
+                    .collect();
                 guard::join_batch(slots).await
             }
             Err(error) => Some(wire::failure(None, &error)),
@@ -114,14 +125,14 @@ impl Router {
     }
 
     /// Starts one entry: its handler's future, or its reply when there is nothing to run.
-    fn start<'a>(&'a self, entry: Entry<'a>) -> Slot<'a> {
+    fn start<'a>(&'a self, entry: Entry<'a>, context: &'a Context) -> Slot<'a> {
         let request = match entry {
             Entry::Request(request) => request,
             Entry::Invalid { id, reason } => {
                 return Slot::Done(Some(wire::failure(id, &wire::invalid_request(reason))));
             }
         };
-        match self.dispatch(&request) {
+        match self.dispatch(&request, context) {
             Some(future) => Slot::Running(Guarded::new(future, request.id())),
             None => Slot::Done(
                 request
@@ -131,8 +142,12 @@ impl Router {
         }
     }
 
-    fn dispatch<'a>(&'a self, request: &Request<'a>) -> Option<HandlerFuture<'a>> {
-        let call = Call::new(request.params(), request.id());
+    fn dispatch<'a>(
+        &'a self,
+        request: &Request<'a>,
+        context: &'a Context,
+    ) -> Option<HandlerFuture<'a>> {
+        let call = Call::new(request.params(), request.id(), context);
         let services = &self.inner.services;
         let service = match services.as_slice() {
             [only] => only,

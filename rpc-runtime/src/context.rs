@@ -1,0 +1,90 @@
+//! What a handler may know about the request it serves: the transport, the
+//! peer's address, the HTTP headers, and a handle to its connection.
+
+use std::net::SocketAddr;
+
+/// The transport a request arrived on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// Delivered in the same process ([`Router::handle`](crate::Router::handle),
+    /// [`InProcess`](crate::client::InProcess)).
+    #[default]
+    InProcess,
+    /// An HTTP `POST`.
+    Http,
+    /// A WebSocket text frame.
+    WebSocket,
+    /// A TCP connection.
+    Tcp,
+    /// The process's stdin and stdout.
+    Stdio,
+    /// Another byte stream (a child process's pipes, a Unix socket, ...).
+    Stream,
+}
+
+/// Per-request information for handlers that ask for it with a `#[context]`
+/// argument.
+///
+/// ```
+/// use rpc_macros::rpc;
+/// use rpc_runtime::{Context, RpcResult};
+///
+/// #[rpc(crate = "::rpc_runtime")]
+/// pub trait WhoAmI {
+///     /// Describes the caller; `cx` is not a JSON param.
+///     #[method(name = "whoami")]
+///     async fn whoami(&self, #[context] cx: &Context) -> RpcResult<String>;
+/// }
+///
+/// struct Server;
+///
+/// impl WhoAmI for Server {
+///     async fn whoami(&self, cx: &Context) -> RpcResult<String> {
+///         Ok(match cx.remote_addr() {
+///             Some(addr) => format!("{:?} peer at {addr}", cx.transport()),
+///             None => format!("{:?} caller", cx.transport()),
+///         })
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let router = rpc_runtime::Router::new(Server.into_service());
+/// let reply = router.handle(br#"{"jsonrpc":"2.0","method":"whoami","id":1}"#).await.unwrap();
+/// assert_eq!(reply, r#"{"jsonrpc":"2.0","result":"InProcess caller","id":1}"#);
+/// # });
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    transport: TransportKind,
+    remote_addr: Option<SocketAddr>,
+}
+
+/// The context of a request delivered in-process, with nothing known about the caller.
+pub(crate) static IN_PROCESS: Context = Context::new(TransportKind::InProcess);
+
+impl Context {
+    /// A context for requests arriving on `transport`, with nothing else known.
+    pub const fn new(transport: TransportKind) -> Self {
+        Context {
+            transport,
+            remote_addr: None,
+        }
+    }
+
+    /// Sets the peer's address.
+    pub fn with_remote_addr(mut self, addr: SocketAddr) -> Self {
+        self.remote_addr = Some(addr);
+        self
+    }
+
+    /// The transport the request arrived on.
+    pub fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    /// The peer's address, on transports that have one (HTTP, WebSocket, TCP).
+    pub fn remote_addr(&self) -> Option<SocketAddr> {
+        self.remote_addr
+    }
+}
