@@ -58,6 +58,8 @@ pub enum TransportKind {
 pub struct Context {
     transport: TransportKind,
     remote_addr: Option<SocketAddr>,
+    #[cfg(feature = "rt")]
+    connection: Option<crate::transport::Connection>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -69,6 +71,8 @@ impl Context {
         Context {
             transport,
             remote_addr: None,
+            #[cfg(feature = "rt")]
+            connection: None,
         }
     }
 
@@ -86,5 +90,19 @@ impl Context {
     /// The peer's address, on transports that have one (HTTP, WebSocket, TCP).
     pub fn remote_addr(&self) -> Option<SocketAddr> {
         self.remote_addr
+    }
+
+    /// The connection the request came on, on two-way transports (WebSocket,
+    /// TCP, stdio): a handle to send notifications and requests back to the
+    /// peer, for example through a generated client.
+    #[cfg(feature = "rt")]
+    pub fn connection(&self) -> Option<&crate::transport::Connection> {
+        self.connection.as_ref()
+    }
+
+    #[cfg(feature = "rt")]
+    pub(crate) fn with_connection(mut self, connection: crate::transport::Connection) -> Self {
+        self.connection = Some(connection);
+        self
     }
 }

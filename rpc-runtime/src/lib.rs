@@ -16,6 +16,7 @@
 //! | [`context`] | per-request [`Context`]: transport, peer, connection |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
+//! | `transport` | HTTP, WebSocket and stream transports, limits, graceful shutdown (cargo features) |
 
 #![warn(missing_docs)]
 
@@ -26,6 +27,8 @@ pub mod metadata;
 pub mod params;
 pub mod router;
 pub mod service;
+#[cfg(feature = "rt")]
+pub mod transport;
 pub mod wire;
 
 #[doc(hidden)]

@@ -1,9 +1,13 @@
 //! The JSON-RPC 2.0 wire format: ids, requests and responses.
 
+#[cfg(feature = "rt")]
+mod classify;
 mod id;
 mod request;
 mod response;
 
+#[cfg(feature = "rt")]
+pub(crate) use classify::{Incoming, classify};
 pub use id::Id;
 pub use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};

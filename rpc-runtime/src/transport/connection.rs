@@ -1,0 +1,383 @@
+//! Two-way connections: one engine for WebSocket, TCP, stdio and child processes.
+//!
+//! On these transports both ends may send requests at any time. Each side
+//! runs the same loop: a reader that hands requests to the router (each in
+//! its own task, at most [`Limits::max_in_flight`] at once) and responses to
+//! the calls waiting for them, and a writer that sends whatever is queued.
+//! The queue is bounded, so a peer that stops reading its replies stops being
+//! read from: memory stays bounded.
+//!
+//! [`Limits::max_in_flight`]: super::Limits::max_in_flight
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::client::{ClientError, OutgoingRequest, Transport, TransportError, TransportErrorKind};
+use crate::wire::{self, Incoming};
+use crate::{Context, ErrorObject, Router};
+
+/// The reading half of a message transport: yields whole messages.
+///
+/// Implemented by the framings of byte streams and by WebSocket; implement
+/// it to run JSON-RPC over any other message channel.
+pub trait MessageReader: Send + 'static {
+    /// Reads the next message.
+    fn read_message(&mut self) -> impl Future<Output = io::Result<Inbound>> + Send;
+}
+
+/// What a [`MessageReader`] read.
+#[derive(Debug)]
+pub enum Inbound {
+    /// A whole message.
+    Message(Bytes),
+    /// A message over the size limit, skipped without being buffered; the
+    /// connection goes on.
+    TooLarge,
+    /// The peer closed its end.
+    Closed,
+}
+
+/// The writing half of a message transport.
+pub trait MessageWriter: Send + 'static {
+    /// Queues one message; it goes out at the next [`flush`](MessageWriter::flush) at the latest.
+    fn write_message(&mut self, message: &str) -> impl Future<Output = io::Result<()>> + Send;
+
+    /// Sends everything queued.
+    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+
+    /// Ends the connection cleanly (a WebSocket close frame, a stream shutdown).
+    fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+}
+
+/// How one end of a connection behaves.
+pub(crate) struct Setup {
+    /// Serves the peer's requests (an empty router answers `-32601` to all).
+    pub(crate) router: Router,
+    /// What handlers learn about the peer; the connection handle is added.
+    pub(crate) context: Context,
+    /// The most requests from the peer running at once.
+    pub(crate) max_in_flight: usize,
+    /// Close after this long without a message while nothing is in flight.
+    pub(crate) idle_timeout: Option<Duration>,
+    /// Stop reading new requests and wind down (graceful shutdown).
+    pub(crate) stopping: CancellationToken,
+}
+
+/// A live two-way connection: send requests and notifications to the peer.
+///
+/// On the server side, a handler gets it from its
+/// [`Context::connection`](crate::Context::connection) to call back into the
+/// client; wrap it in a generated client (`FooClient::new(connection.clone())`)
+/// for typed calls. On the client side it is what `connect` returns.
+/// Clones share the connection; when the last clone a client holds is
+/// dropped, the connection closes.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+    /// Present in the handles a client owns: the last one dropped closes the connection.
+    _owner: Option<Arc<CloseOnDrop>>,
+    timeout: Option<Duration>,
+}
+
+struct Shared {
+    outbox: mpsc::Sender<String>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Bytes>>>,
+    next_id: AtomicU64,
+    /// Cancelled when the connection is ending: no more calls are accepted.
+    closing: CancellationToken,
+    /// Cancelled when the connection has ended.
+    closed: CancellationToken,
+}
+
+struct CloseOnDrop(CancellationToken);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("closed", &self.is_closed())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Connection {
+    /// A handle whose calls fail with a timeout error when no reply comes
+    /// within `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Starts closing the connection: replies to requests in flight are still
+    /// sent, then it closes.
+    pub fn close(&self) {
+        self.shared.closing.cancel();
+    }
+
+    /// Whether the connection is closing or closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closing.is_cancelled()
+    }
+
+    /// Resolves once the connection has ended.
+    pub async fn closed(&self) {
+        self.shared.closed.cancelled().await;
+    }
+
+    async fn enqueue(&self, message: String) -> Result<(), ClientError> {
+        if self.is_closed() {
+            return Err(connection_closed());
+        }
+        self.shared
+            .outbox
+            .send(message)
+            .await
+            .map_err(|_| connection_closed())
+    }
+}
+
+impl Transport for Connection {
+    async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply_tx, reply_rx) = oneshot::channel();
+        lock(&self.shared.pending).insert(id, reply_tx);
+        // Forget the call however this future ends: reply, error, timeout or drop.
+        let _forget = ForgetOnDrop {
+            shared: &self.shared,
+            id,
+        };
+        self.enqueue(request.to_text(Some(id))).await?;
+        let reply = match self.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, reply_rx).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            })?,
+            None => reply_rx.await,
+        };
+        let reply = reply.map_err(|_| connection_closed())?;
+        String::from_utf8(reply.into()).map_err(|err| {
+            ClientError::Transport(TransportError::with_source(TransportErrorKind::Io, err))
+        })
+    }
+
+    async fn send_notification(
+        &self,
+        notification: OutgoingRequest<'_>,
+    ) -> Result<(), ClientError> {
+        self.enqueue(notification.to_text(None)).await
+    }
+}
+
+struct ForgetOnDrop<'a> {
+    shared: &'a Shared,
+    id: u64,
+}
+
+impl Drop for ForgetOnDrop<'_> {
+    fn drop(&mut self) {
+        lock(&self.shared.pending).remove(&self.id);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // The maps stay consistent even if a holder panicked: every critical
+    // section is a single insert or remove.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn connection_closed() -> ClientError {
+    ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
+}
+
+/// Opens a connection over `reader` and `writer`: returns its handle and the
+/// future that drives it, to be spawned. `owned` makes the returned handle
+/// close the connection when its last clone is dropped (for clients).
+pub(crate) fn open<R, W>(
+    reader: R,
+    writer: W,
+    setup: Setup,
+    owned: bool,
+) -> (Connection, impl Future<Output = ()> + Send)
+where
+    R: MessageReader,
+    W: MessageWriter,
+{
+    let (outbox, outbox_rx) = mpsc::channel(setup.max_in_flight);
+    let shared = Arc::new(Shared {
+        outbox,
+        pending: Mutex::new(HashMap::new()),
+        next_id: AtomicU64::new(1),
+        closing: CancellationToken::new(),
+        closed: CancellationToken::new(),
+    });
+    let handler_side = Connection {
+        shared: shared.clone(),
+        _owner: None,
+        timeout: None,
+    };
+    let owner = owned.then(|| Arc::new(CloseOnDrop(shared.closing.clone())));
+    let handle = Connection {
+        shared: shared.clone(),
+        _owner: owner,
+        timeout: None,
+    };
+    let context = Arc::new(setup.context.clone().with_connection(handler_side));
+    let driver = async move {
+        let reading = read_loop(reader, &shared, &setup, context);
+        let writing = write_loop(writer, outbox_rx, &shared);
+        tokio::join!(reading, writing);
+        lock(&shared.pending).clear();
+        shared.closed.cancel();
+    };
+    (handle, driver)
+}
+
+async fn read_loop<R: MessageReader>(
+    mut reader: R,
+    shared: &Arc<Shared>,
+    setup: &Setup,
+    context: Arc<Context>,
+) {
+    let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
+    loop {
+        let read = tokio::select! {
+            read = read_next(&mut reader, setup.idle_timeout) => read,
+            () = shared.closing.cancelled() => break,
+            () = setup.stopping.cancelled() => break,
+        };
+        let message = match read {
+            Ok(Some(Inbound::Message(message))) => message,
+            Ok(Some(Inbound::TooLarge)) => {
+                let _ = shared.outbox.send(too_large()).await;
+                continue;
+            }
+            // Idle: close only if nothing is going on.
+            Ok(None) if idle(&in_flight, setup, shared) => break,
+            Ok(None) => continue,
+            Ok(Some(Inbound::Closed)) => break,
+            Err(err) => {
+                tracing::debug!(%err, "connection read failed");
+                break;
+            }
+        };
+        if let Incoming::Responses(responses) = wire::classify(&message) {
+            deliver(shared, &message, responses);
+            continue;
+        }
+        let permit = tokio::select! {
+            permit = in_flight.clone().acquire_owned() => permit,
+            () = shared.closing.cancelled() => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (router, context, outbox) =
+            (setup.router.clone(), context.clone(), shared.outbox.clone());
+        tokio::spawn(async move {
+            if let Some(reply) = router.handle_with(&message, &context).await {
+                let _ = outbox.send(reply).await;
+            }
+            drop(permit);
+        });
+    }
+    // Let the requests in flight finish and queue their replies, then close.
+    let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
+    shared.closing.cancel();
+}
+
+/// The next message, or `None` when the idle timeout passed first.
+async fn read_next<R: MessageReader>(
+    reader: &mut R,
+    idle_timeout: Option<Duration>,
+) -> io::Result<Option<Inbound>> {
+    match idle_timeout {
+        Some(timeout) => match tokio::time::timeout(timeout, reader.read_message()).await {
+            Ok(read) => read.map(Some),
+            Err(_) => Ok(None),
+        },
+        None => reader.read_message().await.map(Some),
+    }
+}
+
+fn idle(in_flight: &Semaphore, setup: &Setup, shared: &Shared) -> bool {
+    in_flight.available_permits() == setup.max_in_flight && lock(&shared.pending).is_empty()
+}
+
+/// Hands each response to the call waiting for its id.
+fn deliver(
+    shared: &Shared,
+    message: &Bytes,
+    responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
+) {
+    let single = responses.len() == 1;
+    for (id, raw) in responses {
+        let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
+        match waiting {
+            // A lone response is the whole message: hand it over without a copy.
+            Some(reply) if single => drop(reply.send(message.clone())),
+            Some(reply) => drop(reply.send(Bytes::copy_from_slice(raw.get().as_bytes()))),
+            None => tracing::debug!(?id, "a response that no call is waiting for was dropped"),
+        }
+    }
+}
+
+#[cold]
+fn too_large() -> String {
+    let error = ErrorObject::new(crate::code::INVALID_REQUEST, "Request too large");
+    wire::failure(None, &error)
+}
+
+async fn write_loop<W: MessageWriter>(
+    mut writer: W,
+    mut outbox: mpsc::Receiver<String>,
+    shared: &Shared,
+) {
+    loop {
+        let first = tokio::select! {
+            biased;
+            message = outbox.recv() => message,
+            () = shared.closing.cancelled() => None,
+        };
+        let Some(first) = first else { break };
+        if write_batch(&mut writer, first, &mut outbox).await.is_err() {
+            // The peer is gone: stop reading too, and fail the calls waiting.
+            shared.closing.cancel();
+            return;
+        }
+    }
+    // Closing: send what is already queued, then end the connection cleanly.
+    while let Ok(message) = outbox.try_recv() {
+        if writer.write_message(&message).await.is_err() {
+            return;
+        }
+    }
+    drop(outbox);
+    let _ = writer.flush().await;
+    let _ = writer.close().await;
+}
+
+/// Writes `first` and everything else already queued, then flushes once.
+async fn write_batch<W: MessageWriter>(
+    writer: &mut W,
+    first: String,
+    outbox: &mut mpsc::Receiver<String>,
+) -> io::Result<()> {
+    writer.write_message(&first).await?;
+    while let Ok(message) = outbox.try_recv() {
+        writer.write_message(&message).await?;
+    }
+    writer.flush().await
+}

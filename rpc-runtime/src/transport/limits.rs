@@ -1,0 +1,118 @@
+//! Limits every server transport enforces, with defaults fit for the open network.
+
+use std::time::Duration;
+
+/// What a server accepts before it refuses, and how long it waits.
+///
+/// Each limit, when hit, gets a clean refusal rather than a crash or a hang:
+/// an oversized message is refused before it is buffered (HTTP `413`, or a
+/// `-32600` error on streams), connections beyond the limit are closed at
+/// once, and a connection whose peer does not read its replies stops being
+/// read (backpressure) instead of queueing replies without bound. The batch
+/// length is the router's limit ([`RouterBuilder::max_batch_len`](crate::RouterBuilder::max_batch_len)).
+///
+/// ```
+/// use std::time::Duration;
+/// use rpc_runtime::transport::Limits;
+///
+/// let limits = Limits::default()
+///     .max_message_size(1 << 20)
+///     .max_connections(256)
+///     .shutdown_timeout(Duration::from_secs(5));
+/// assert_eq!(limits.message_size(), 1 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Limits {
+    max_message_size: usize,
+    max_connections: usize,
+    max_in_flight: usize,
+    shutdown_timeout: Duration,
+    header_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message_size: 10 * 1024 * 1024,
+            max_connections: 1024,
+            max_in_flight: 64,
+            shutdown_timeout: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+impl Limits {
+    /// The largest message accepted, in bytes: an HTTP body, a WebSocket
+    /// message, a line, or a declared `Content-Length` (default 10 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// The most connections served at once (default 1024); further ones are
+    /// closed as soon as they are accepted.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// The most requests one connection may have running at once (default
+    /// 64). Beyond it the server stops reading from that connection until one
+    /// finishes.
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// How long a graceful shutdown waits for requests in flight (default 30 s).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's headers (default 10 s).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may stay without any message before it is
+    /// closed (default 5 minutes).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The largest message accepted, in bytes.
+    pub fn message_size(&self) -> usize {
+        self.max_message_size
+    }
+
+    /// The most connections served at once.
+    pub fn connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// The most requests running at once on one connection.
+    pub fn in_flight(&self) -> usize {
+        self.max_in_flight
+    }
+
+    /// How long a graceful shutdown waits.
+    pub fn shutdown_wait(&self) -> Duration {
+        self.shutdown_timeout
+    }
+
+    /// How long an HTTP client may take to send headers.
+    pub fn header_wait(&self) -> Duration {
+        self.header_timeout
+    }
+
+    /// How long a connection may stay idle.
+    pub fn idle_wait(&self) -> Duration {
+        self.idle_timeout
+    }
+}

@@ -1,0 +1,20 @@
+//! Transports: thin loops around the [`Router`](crate::Router) and the client core.
+//!
+//! Each transport sits behind a cargo feature, so a user who needs only the
+//! protocol core compiles none of them:
+//!
+//! | feature | server | client |
+//! |---|---|---|
+//! | `http` | [`Server::serve_http`], also a `tower::Service` | `HttpClient` |
+//! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
+//!
+//! Every server enforces the same [`Limits`] and shuts down gracefully
+//! through its [`ServerHandle`].
+
+mod connection;
+mod limits;
+mod server;
+
+pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
+pub use limits::Limits;
+pub use server::{Server, ServerHandle};

@@ -1,0 +1,136 @@
+//! Telling requests from responses on a connection that carries both.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// What a message arriving on a two-way connection is.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    /// A request, a notification, a batch of them, or something invalid: all
+    /// for the router, which answers each as the protocol says.
+    ForRouter,
+    /// Responses to our own requests, each with the id it answers.
+    Responses(Vec<(Option<u64>, &'a RawValue)>),
+}
+
+/// Classifies `message`. A response carries `result` or `error` and no
+/// `method`; a batch is classified by its first element.
+pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
+    let first = message.iter().find(|b| !b.is_ascii_whitespace());
+    match first {
+        Some(b'{') => match serde_json::from_slice::<Peek<'_>>(message) {
+            Ok(peek) if peek.is_response() => {
+                // The same bytes, as a raw value to hand over whole.
+                match serde_json::from_slice::<&RawValue>(message) {
+                    Ok(raw) => Incoming::Responses(vec![(peek.id(), raw)]),
+                    Err(_) => Incoming::ForRouter,
+                }
+            }
+            _ => Incoming::ForRouter,
+        },
+        Some(b'[') => classify_batch(message).unwrap_or(Incoming::ForRouter),
+        _ => Incoming::ForRouter,
+    }
+}
+
+fn classify_batch(message: &[u8]) -> Option<Incoming<'_>> {
+    let entries: Vec<&RawValue> = serde_json::from_slice(message).ok()?;
+    let peeks: Vec<Peek<'_>> = entries
+        .iter()
+        .map(|raw| serde_json::from_str(raw.get()))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    if !peeks.first()?.is_response() {
+        return None;
+    }
+    Some(Incoming::Responses(
+        peeks.iter().map(Peek::id).zip(entries).collect(),
+    ))
+}
+
+/// The members that tell a response from a request.
+#[derive(Default)]
+struct Peek<'a> {
+    method: bool,
+    outcome: bool,
+    id: Option<&'a RawValue>,
+}
+
+impl Peek<'_> {
+    fn is_response(&self) -> bool {
+        self.outcome && !self.method
+    }
+
+    /// The id as the number our clients send; `None` for any other id.
+    fn id(&self) -> Option<u64> {
+        self.id.and_then(|raw| raw.get().parse().ok())
+    }
+}
+
+impl<'de> Deserialize<'de> for Peek<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(PeekVisitor)
+    }
+}
+
+struct PeekVisitor;
+
+impl<'de> Visitor<'de> for PeekVisitor {
+    type Value = Peek<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut peek = Peek::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Method => peek.method = true,
+                Key::Outcome => peek.outcome = true,
+                Key::Id => {
+                    peek.id = Some(map.next_value()?);
+                    continue;
+                }
+                Key::Other => {}
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(peek)
+    }
+}
+
+enum Key {
+    Method,
+    Outcome,
+    Id,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
+        Ok(match name {
+            "method" => Key::Method,
+            "result" | "error" => Key::Outcome,
+            "id" => Key::Id,
+            _ => Key::Other,
+        })
+    }
+}
