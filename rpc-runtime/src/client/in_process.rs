@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{ClientError, OutgoingRequest, Transport, TransportError, TransportErrorKind};
+use super::{
+    Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
+    TransportErrorKind,
+};
 use crate::Router;
 
 /// Calls a [`Router`] in the same process, through the same message text a

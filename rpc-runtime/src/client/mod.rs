@@ -4,6 +4,7 @@
 //! it encodes each call's arguments as [`Params`], hands the transport an
 //! [`OutgoingRequest`], and decodes the response text it gets back.
 
+mod batch;
 mod error;
 mod in_process;
 mod params;
@@ -13,6 +14,7 @@ use std::future::Future;
 
 use serde::de::DeserializeOwned;
 
+pub use batch::{Batch, BatchResponse, BatchSlot};
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
@@ -36,6 +38,27 @@ pub trait Transport: Send + Sync {
         &self,
         notification: OutgoingRequest<'_>,
     ) -> impl Future<Output = Result<(), ClientError>> + Send;
+
+    /// Sends a batch and matches the replies to its requests.
+    ///
+    /// The default sends each entry on its own, one after another; the
+    /// transports of this crate send one batch message.
+    fn send_batch(
+        &self,
+        batch: &Batch,
+    ) -> impl Future<Output = Result<BatchResponse, ClientError>> + Send {
+        async move {
+            let mut replies = Vec::with_capacity(batch.request_count());
+            for (request, notification) in batch.entries() {
+                if notification {
+                    self.send_notification(request).await?;
+                } else {
+                    replies.push(self.send_request(request).await.ok());
+                }
+            }
+            Ok(BatchResponse::from_replies(replies))
+        }
+    }
 }
 
 /// A request or notification about to be sent, before it has an id.

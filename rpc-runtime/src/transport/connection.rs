@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,7 +21,10 @@ use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::client::{ClientError, OutgoingRequest, Transport, TransportError, TransportErrorKind};
+use crate::client::{
+    Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
+    TransportErrorKind,
+};
 use crate::wire::{self, Incoming};
 use crate::{Context, ErrorObject, Router};
 
@@ -152,25 +156,16 @@ impl Connection {
 
 impl Transport for Connection {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let (reply_tx, reply_rx) = oneshot::channel();
-        lock(&self.shared.pending).insert(id, reply_tx);
+        let (ids, mut replies) = self.expect_replies(1);
         // Forget the call however this future ends: reply, error, timeout or drop.
         let _forget = ForgetOnDrop {
             shared: &self.shared,
-            id,
+            ids: ids.clone(),
         };
-        self.enqueue(request.to_text(Some(id))).await?;
-        let reply = match self.timeout {
-            Some(timeout) => tokio::time::timeout(timeout, reply_rx).await.map_err(|_| {
-                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
-            })?,
-            None => reply_rx.await,
-        };
+        self.enqueue(request.to_text(Some(ids.start))).await?;
+        let reply = self.within_timeout(replies.remove(0)).await?;
         let reply = reply.map_err(|_| connection_closed())?;
-        String::from_utf8(reply.into()).map_err(|err| {
-            ClientError::Transport(TransportError::with_source(TransportErrorKind::Io, err))
-        })
+        into_text(reply).ok_or_else(connection_closed)
     }
 
     async fn send_notification(
@@ -179,16 +174,70 @@ impl Transport for Connection {
     ) -> Result<(), ClientError> {
         self.enqueue(notification.to_text(None)).await
     }
+
+    async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {
+        let (ids, replies) = self.expect_replies(batch.request_count());
+        let _forget = ForgetOnDrop {
+            shared: &self.shared,
+            ids: ids.clone(),
+        };
+        self.enqueue(batch.to_text(ids.start)).await?;
+        let all = async {
+            let mut texts = Vec::with_capacity(replies.len());
+            for reply in replies {
+                texts.push(reply.await.ok().and_then(into_text));
+            }
+            texts
+        };
+        Ok(BatchResponse::from_replies(self.within_timeout(all).await?))
+    }
+}
+
+impl Connection {
+    /// Allocates `count` ids and registers a waiting reply for each.
+    fn expect_replies(&self, count: usize) -> (Range<u64>, Vec<oneshot::Receiver<Bytes>>) {
+        let first = self
+            .shared
+            .next_id
+            .fetch_add(count as u64, Ordering::Relaxed);
+        let ids = first..first + count as u64;
+        let mut pending = lock(&self.shared.pending);
+        let replies = ids
+            .clone()
+            .map(|id| {
+                let (reply_tx, reply_rx) = oneshot::channel();
+                pending.insert(id, reply_tx);
+                reply_rx
+            })
+            .collect();
+        (ids, replies)
+    }
+
+    async fn within_timeout<T>(&self, waiting: impl Future<Output = T>) -> Result<T, ClientError> {
+        match self.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, waiting).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            }),
+            None => Ok(waiting.await),
+        }
+    }
+}
+
+fn into_text(reply: Bytes) -> Option<String> {
+    String::from_utf8(reply.into()).ok()
 }
 
 struct ForgetOnDrop<'a> {
     shared: &'a Shared,
-    id: u64,
+    ids: Range<u64>,
 }
 
 impl Drop for ForgetOnDrop<'_> {
     fn drop(&mut self) {
-        lock(&self.shared.pending).remove(&self.id);
+        let mut pending = lock(&self.shared.pending);
+        for id in self.ids.clone() {
+            pending.remove(&id);
+        }
     }
 }
 
