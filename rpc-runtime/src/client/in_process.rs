@@ -66,4 +66,13 @@ impl Transport for InProcess {
             .await;
         Ok(())
     }
+
+    async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {
+        let requests = batch.request_count();
+        let first_id = self.next_id.fetch_add(requests as u64, Ordering::Relaxed);
+        match self.router.handle(batch.to_text(first_id).as_bytes()).await {
+            Some(reply) => BatchResponse::from_reply(requests, first_id, &reply),
+            None => Ok(BatchResponse::from_replies(Vec::new())),
+        }
+    }
 }
