@@ -69,6 +69,12 @@ impl Router {
         )
     }
 
+    /// A router with no methods: it answers every request with `-32601`.
+    #[cfg(feature = "rt")]
+    pub(crate) fn empty() -> Self {
+        Router::from_parts(Vec::new(), HashMap::new(), DEFAULT_MAX_BATCH_LEN)
+    }
+
     fn from_parts(
         services: Vec<Box<dyn RpcService>>,
         routes: HashMap<&'static str, usize>,

@@ -14,6 +14,8 @@
 mod connection;
 mod limits;
 mod server;
+#[cfg(feature = "stream")]
+pub mod stream;
 
 pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
 pub use limits::Limits;

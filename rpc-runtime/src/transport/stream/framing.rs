@@ -1,0 +1,248 @@
+//! Message framing on byte streams: newline-delimited JSON and `Content-Length` headers.
+//!
+//! Readers keep their buffer in `self`, so a read that is cancelled (by a
+//! timeout or a shutdown) loses nothing. A frame over the size limit is
+//! skipped as it streams past, without ever being held whole.
+
+use std::io;
+
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
+
+use crate::transport::{Inbound, MessageReader, MessageWriter};
+
+/// How messages are delimited on a byte stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// One message per line, newline-terminated (MCP's stdio transport, and
+    /// the usual choice on TCP). A trailing `\r` is ignored; blank lines are skipped.
+    #[default]
+    Lines,
+    /// Each message after a `Content-Length: <bytes>` header block (the LSP
+    /// base protocol). Header names are case-insensitive; `Content-Type` and
+    /// other headers are tolerated and ignored.
+    ContentLength,
+}
+
+/// The most bytes a `Content-Length` header block may take.
+const MAX_HEADER_BLOCK: usize = 8 * 1024;
+/// How much to read at a time.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// Reads framed messages from a byte stream.
+#[derive(Debug)]
+pub struct FramedReader<R> {
+    inner: R,
+    framing: Framing,
+    max_message_size: usize,
+    buf: BytesMut,
+    /// Lines: the rest of an oversized line is being thrown away.
+    skip_line: bool,
+    /// `Content-Length`: bytes of an oversized body still to be thrown away.
+    skip_bytes: usize,
+    /// Where the search for a newline resumes, so a long line is scanned once.
+    scanned: usize,
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
+    /// Reads messages framed by `framing`, refusing any over `max_message_size` bytes.
+    pub fn new(inner: R, framing: Framing, max_message_size: usize) -> Self {
+        FramedReader {
+            inner,
+            framing,
+            max_message_size,
+            buf: BytesMut::with_capacity(READ_CHUNK),
+            skip_line: false,
+            skip_bytes: 0,
+            scanned: 0,
+        }
+    }
+
+    /// Reads more bytes into the buffer; `false` at end of stream.
+    async fn fill(&mut self) -> io::Result<bool> {
+        self.buf.reserve(READ_CHUNK);
+        Ok(self.inner.read_buf(&mut self.buf).await? > 0)
+    }
+
+    /// The next frame from what is buffered, if a whole one is there.
+    fn decode(&mut self) -> io::Result<Option<Inbound>> {
+        match self.framing {
+            Framing::Lines => Ok(self.decode_line()),
+            Framing::ContentLength => self.decode_content_length(),
+        }
+    }
+
+    fn decode_line(&mut self) -> Option<Inbound> {
+        loop {
+            let Some(offset) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') else {
+                self.scanned = self.buf.len();
+                if self.skip_line {
+                    self.discard_buffered();
+                } else if self.buf.len() > self.max_message_size {
+                    self.skip_line = true;
+                    self.discard_buffered();
+                    return Some(Inbound::TooLarge);
+                }
+                return None;
+            };
+            let mut line = self.buf.split_to(self.scanned + offset + 1);
+            self.scanned = 0;
+            if std::mem::take(&mut self.skip_line) {
+                continue;
+            }
+            line.truncate(line.len() - 1);
+            if line.last() == Some(&b'\r') {
+                line.truncate(line.len() - 1);
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if line.len() > self.max_message_size {
+                return Some(Inbound::TooLarge);
+            }
+            return Some(Inbound::Message(line.freeze()));
+        }
+    }
+
+    fn discard_buffered(&mut self) {
+        self.buf.clear();
+        self.scanned = 0;
+    }
+
+    fn decode_content_length(&mut self) -> io::Result<Option<Inbound>> {
+        if self.skip_bytes > 0 {
+            let now = self.skip_bytes.min(self.buf.len());
+            self.buf.advance(now);
+            self.skip_bytes -= now;
+            if self.skip_bytes > 0 {
+                return Ok(None);
+            }
+        }
+        let Some((header_len, length)) = parse_headers(&self.buf)? else {
+            if self.buf.len() > MAX_HEADER_BLOCK {
+                return Err(invalid("header block too long"));
+            }
+            return Ok(None);
+        };
+        if length > self.max_message_size {
+            self.buf.advance(header_len);
+            let now = length.min(self.buf.len());
+            self.buf.advance(now);
+            self.skip_bytes = length - now;
+            return Ok(Some(Inbound::TooLarge));
+        }
+        if self.buf.len() < header_len + length {
+            self.buf.reserve(header_len + length - self.buf.len());
+            return Ok(None);
+        }
+        self.buf.advance(header_len);
+        Ok(Some(Inbound::Message(self.buf.split_to(length).freeze())))
+    }
+}
+
+/// Parses a complete header block at the start of `buf`: its length and the
+/// declared content length. `None` while the block is incomplete.
+fn parse_headers(buf: &[u8]) -> io::Result<Option<(usize, usize)>> {
+    let Some(end) = find(buf, b"\r\n\r\n") else {
+        return Ok(None);
+    };
+    let block =
+        std::str::from_utf8(&buf[..end]).map_err(|_| invalid("header block is not UTF-8"))?;
+    let mut length = None;
+    for line in block.split("\r\n") {
+        let (name, value) = line
+            .split_once(':')
+            .ok_or_else(|| invalid("header line without `:`"))?;
+        if name.trim().eq_ignore_ascii_case("content-length") {
+            let value = value
+                .trim()
+                .parse()
+                .map_err(|_| invalid("Content-Length is not a number"))?;
+            length = Some(value);
+        }
+    }
+    let length = length.ok_or_else(|| invalid("missing Content-Length header"))?;
+    Ok(Some((end + 4, length)))
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_owned())
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> MessageReader for FramedReader<R> {
+    async fn read_message(&mut self) -> io::Result<Inbound> {
+        loop {
+            if let Some(inbound) = self.decode()? {
+                return Ok(inbound);
+            }
+            if !self.fill().await? {
+                return Ok(self.last_frame());
+            }
+        }
+    }
+}
+
+impl<R> FramedReader<R> {
+    /// At end of stream: a last line without its newline is still a message.
+    fn last_frame(&mut self) -> Inbound {
+        let rest = self.buf.split();
+        let skipped = std::mem::take(&mut self.skip_line);
+        let text = rest.trim_ascii();
+        if self.framing == Framing::Lines
+            && !skipped
+            && !text.is_empty()
+            && text.len() <= self.max_message_size
+        {
+            return Inbound::Message(Bytes::copy_from_slice(text));
+        }
+        Inbound::Closed
+    }
+}
+
+/// Writes framed messages to a byte stream, buffered until flushed.
+#[derive(Debug)]
+pub struct FramedWriter<W: AsyncWrite> {
+    inner: BufWriter<W>,
+    framing: Framing,
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> FramedWriter<W> {
+    /// Writes messages framed by `framing`.
+    pub fn new(inner: W, framing: Framing) -> Self {
+        FramedWriter {
+            inner: BufWriter::new(inner),
+            framing,
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for FramedWriter<W> {
+    async fn write_message(&mut self, message: &str) -> io::Result<()> {
+        match self.framing {
+            Framing::Lines => {
+                self.inner.write_all(message.as_bytes()).await?;
+                self.inner.write_all(b"\n").await
+            }
+            Framing::ContentLength => {
+                let header = format!("Content-Length: {}\r\n\r\n", message.len());
+                self.inner.write_all(header.as_bytes()).await?;
+                self.inner.write_all(message.as_bytes()).await
+            }
+        }
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().await
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        self.inner.flush().await?;
+        self.inner.shutdown().await
+    }
+}

@@ -1,0 +1,284 @@
+//! JSON-RPC over byte streams: stdio, TCP, a child process's pipes, or any
+//! `AsyncRead + AsyncWrite`, framed by lines or by `Content-Length` headers.
+//!
+//! Serving stdio, as an MCP server or a language server does (stdout carries
+//! only messages; log to stderr; the server stops when stdin ends):
+//!
+//! ```no_run
+//! # async fn demo(router: rpc_runtime::Router) {
+//! use rpc_runtime::transport::stream::Framing;
+//! use rpc_runtime::transport::Server;
+//!
+//! let server = Server::new(router).serve_stdio(Framing::ContentLength);
+//! server.stopped().await;
+//! # }
+//! ```
+//!
+//! Running a server as a child process and calling it, as an MCP host does:
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use rpc_runtime::client::ClientExt;
+//! use rpc_runtime::transport::stream::{Framing, StreamConnector};
+//!
+//! let mut command = tokio::process::Command::new("my-mcp-server");
+//! let child = StreamConnector::new(Framing::Lines).spawn(&mut command)?;
+//! let tools: serde_json::Value = child.connection().call("tools/list", None).await.unwrap();
+//! child.close().await?;
+//! # let _ = tools; Ok(()) }
+//! ```
+
+mod framing;
+
+use std::io;
+use std::net::SocketAddr;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::ToSocketAddrs;
+use tokio::process::{Child, Command};
+
+pub use framing::{FramedReader, FramedWriter, Framing};
+
+use super::connection::{self, Connection, Setup};
+use super::server::{self, Lifecycle, Server, ServerHandle};
+use crate::{Context, Router, TransportKind};
+
+/// What a TCP server sends a connection it has no room for before closing it.
+const TCP_REFUSAL: &[u8] =
+    b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
+
+impl Server {
+    /// Serves one connection over `reader` and `writer` until the peer closes
+    /// it or the server is shut down.
+    pub fn serve_stream<R, W>(&self, reader: R, writer: W, framing: Framing) -> ServerHandle
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_one(reader, writer, framing, Context::new(TransportKind::Stream))
+    }
+
+    /// Serves the process's stdin and stdout until stdin ends.
+    ///
+    /// stdout then carries only protocol messages: log to stderr.
+    pub fn serve_stdio(&self, framing: Framing) -> ServerHandle {
+        let context = Context::new(TransportKind::Stdio);
+        self.serve_one(tokio::io::stdin(), tokio::io::stdout(), framing, context)
+    }
+
+    fn serve_one<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        framing: Framing,
+        context: Context,
+    ) -> ServerHandle
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let lifecycle = Lifecycle::default();
+        let driver = self.connection(reader, writer, framing, context, &lifecycle, None);
+        lifecycle.spawn(driver);
+        // The one connection is the whole server: it has stopped when it ends.
+        lifecycle.tasks.close();
+        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+    }
+
+    /// Listens on `addr` and serves each TCP connection, many requests per
+    /// connection, pipelined.
+    pub async fn serve_tcp(
+        &self,
+        addr: impl ToSocketAddrs,
+        framing: Framing,
+    ) -> io::Result<ServerHandle> {
+        let (listener, local_addr) = server::bind(addr).await?;
+        let lifecycle = Lifecycle::default();
+        let server = self.clone();
+        let connections = lifecycle.clone();
+        server::accept_loop(
+            listener,
+            &self.limits,
+            &lifecycle,
+            TCP_REFUSAL,
+            move |stream, peer| {
+                let (reader, writer) = stream.into_split();
+                let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
+                let idle = Some(server.limits.idle_wait());
+                server.connection(reader, writer, framing, context, &connections, idle)
+            },
+        );
+        Ok(ServerHandle::new(
+            Some(local_addr),
+            lifecycle,
+            self.limits.shutdown_wait(),
+        ))
+    }
+
+    /// The driver of one server-side connection.
+    fn connection<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        framing: Framing,
+        context: Context,
+        lifecycle: &Lifecycle,
+        idle_timeout: Option<Duration>,
+    ) -> impl Future<Output = ()> + Send + use<R, W>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let setup = Setup {
+            router: self.router.clone(),
+            context,
+            max_in_flight: self.limits.in_flight(),
+            idle_timeout,
+            stopping: lifecycle.stopping.clone(),
+        };
+        let reader = FramedReader::new(reader, framing, self.limits.message_size());
+        let writer = FramedWriter::new(writer, framing);
+        let (_, driver) = connection::open(reader, writer, setup, false);
+        driver
+    }
+}
+
+/// Opens client connections over byte streams.
+///
+/// The connection is two-way: requests the server sends are answered by
+/// the [`handlers`](StreamConnector::handlers) router (by default, with
+/// `-32601`).
+///
+/// ```no_run
+/// # async fn demo() -> std::io::Result<()> {
+/// use std::time::Duration;
+/// use rpc_runtime::client::ClientExt;
+/// use rpc_runtime::transport::stream::{Framing, StreamConnector};
+///
+/// let connection = StreamConnector::new(Framing::Lines).connect_tcp("127.0.0.1:4000").await?;
+/// let connection = connection.with_timeout(Duration::from_secs(5));
+/// let sum: i64 = connection.call("sum", None).await.unwrap();
+/// # let _ = sum; Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct StreamConnector {
+    framing: Framing,
+    handlers: Router,
+    max_message_size: usize,
+    max_in_flight: usize,
+}
+
+impl StreamConnector {
+    /// A connector using `framing`, with default limits and no handlers.
+    pub fn new(framing: Framing) -> Self {
+        let limits = super::Limits::default();
+        StreamConnector {
+            framing,
+            handlers: Router::empty(),
+            max_message_size: limits.message_size(),
+            max_in_flight: limits.in_flight(),
+        }
+    }
+
+    /// Serves the server's requests and notifications with `router` (an LSP
+    /// client answering `workspace/configuration`, say).
+    pub fn handlers(mut self, router: Router) -> Self {
+        self.handlers = router;
+        self
+    }
+
+    /// The largest message accepted from the server, in bytes.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Opens a connection over `reader` and `writer`. Must be called within a
+    /// tokio runtime, which drives the connection.
+    pub fn connect<R, W>(&self, reader: R, writer: W) -> Connection
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.open(reader, writer, Context::new(TransportKind::Stream))
+    }
+
+    /// Connects to a TCP server.
+    pub async fn connect_tcp(&self, addr: impl ToSocketAddrs) -> io::Result<Connection> {
+        let stream = tokio::net::TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        let peer: SocketAddr = stream.peer_addr()?;
+        let (reader, writer) = stream.into_split();
+        let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
+        Ok(self.open(reader, writer, context))
+    }
+
+    /// Starts `command` with piped stdin and stdout and connects to it; its
+    /// stderr goes to ours.
+    pub fn spawn(&self, command: &mut Command) -> io::Result<ChildProcess> {
+        let mut child = command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(io::Error::other("the child's stdio was not piped"));
+        };
+        let connection = self.open(stdout, stdin, Context::new(TransportKind::Stdio));
+        Ok(ChildProcess { connection, child })
+    }
+
+    fn open<R, W>(&self, reader: R, writer: W, context: Context) -> Connection
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let setup = Setup {
+            router: self.handlers.clone(),
+            context,
+            max_in_flight: self.max_in_flight,
+            idle_timeout: None,
+            stopping: Default::default(),
+        };
+        let reader = FramedReader::new(reader, self.framing, self.max_message_size);
+        let writer = FramedWriter::new(writer, self.framing);
+        let (connection, driver) = connection::open(reader, writer, setup, true);
+        tokio::spawn(driver);
+        connection
+    }
+}
+
+/// A server running as a child process, connected through its stdin and stdout.
+#[derive(Debug)]
+pub struct ChildProcess {
+    connection: Connection,
+    child: Child,
+}
+
+impl ChildProcess {
+    /// The connection to the child.
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// The child process.
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Ends the session as MCP prescribes: closes the child's stdin, waits
+    /// up to five seconds for it to exit, then kills it.
+    pub async fn close(mut self) -> io::Result<ExitStatus> {
+        self.connection.close();
+        self.connection.closed().await;
+        match tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await {
+            Ok(status) => status,
+            Err(_) => {
+                self.child.kill().await?;
+                self.child.wait().await
+            }
+        }
+    }
+}
