@@ -38,6 +38,8 @@ async fn ids_are_echoed_exactly() {
         "1e3",
         "1E+3",
         "2.50e-2",
+        "1e400",
+        "-1e-400",
         r#""""#,
         r#""1""#,
         r#""a\"b\\c\/d\n\u00e9\ud83d\ude00""#,
@@ -177,6 +179,36 @@ async fn an_invalid_entry_of_a_batch_echoes_its_id_when_it_can_be_read() {
             "null error -32600"
         ]
     );
+}
+
+#[tokio::test]
+async fn a_message_that_is_not_json_gets_one_parse_error_with_a_null_id() {
+    let (router, _) = common::calculator();
+    for message in [
+        "",
+        "  \n ",
+        "{",
+        "[",
+        "[1,]",
+        r#"{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1} {}"#,
+        r#"[{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1}] []"#,
+    ] {
+        let reply = call(&router, message).await;
+        assert!(reply.is_object(), "{message:?} -> {reply}");
+        assert_eq!(code_of(&reply), -32700, "{message:?} -> {reply}");
+        assert_eq!(reply["id"], Value::Null, "{message:?} -> {reply}");
+    }
+}
+
+#[tokio::test]
+async fn a_method_name_with_escapes_is_the_name_it_spells() {
+    let (router, _) = common::calculator();
+    let reply = call(
+        &router,
+        r#"{"jsonrpc":"2\u002e0","method":"sub\u0074ract","params":[3,1],"id":1}"#,
+    )
+    .await;
+    assert_eq!(result_of(&reply), 2, "{reply}");
 }
 
 #[tokio::test]
