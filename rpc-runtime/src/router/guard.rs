@@ -35,7 +35,7 @@ impl Future for Guarded<'_> {
 }
 
 #[cold]
-fn panicked(id: Option<Id<'_>>, panic: &(dyn std::any::Any + Send)) -> Option<String> {
+pub(super) fn panicked(id: Option<Id<'_>>, panic: &(dyn std::any::Any + Send)) -> Option<String> {
     let message = panic
         .downcast_ref::<&str>()
         .copied()

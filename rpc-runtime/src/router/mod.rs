@@ -11,6 +11,7 @@ mod guard;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use guard::{Guarded, Slot};
@@ -138,9 +139,13 @@ impl Router {
                 return Slot::Done(Some(wire::failure(id, &wire::invalid_request(reason))));
             }
         };
-        match self.dispatch(&request, context) {
-            Some(future) => Slot::Running(Guarded::new(future, request.id())),
-            None => Slot::Done(
+        // A handler may panic before it returns its future (a plain `fn`
+        // impl, a `Deserialize` impl): that is its own request's `-32603` too.
+        let started = catch_unwind(AssertUnwindSafe(|| self.dispatch(&request, context)));
+        match started {
+            Err(panic) => Slot::Done(guard::panicked(request.id(), &*panic)),
+            Ok(Some(future)) => Slot::Running(Guarded::new(future, request.id())),
+            Ok(None) => Slot::Done(
                 request
                     .id()
                     .map(|id| wire::failure(Some(id), &ErrorObject::method_not_found())),

@@ -1,0 +1,138 @@
+//! What several integration tests share: the calculator API of the JSON-RPC
+//! 2.0 specification's examples, and helpers to send request text to a router
+//! and read the reply.
+
+// Each test crate uses its own part of this module.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+
+use serde_json::Value;
+use typed_rpc::{Router, RpcResult, rpc};
+
+/// The API the specification's examples call.
+#[rpc]
+pub trait Calculator {
+    /// `minuend - subtrahend`.
+    #[method(name = "subtract")]
+    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
+
+    /// The sum of any number of values: the whole positional params.
+    #[method(name = "sum")]
+    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
+
+    /// `["hello", 5]`.
+    #[method(name = "get_data")]
+    async fn get_data(&self) -> RpcResult<(String, i64)>;
+
+    /// Adds the values to the running total.
+    #[notification(name = "update")]
+    async fn update(&self, #[params] values: Vec<i64>);
+
+    /// Counts a hello.
+    #[notification(name = "notify_hello")]
+    async fn notify_hello(&self, value: i64);
+
+    /// Adds the values to the running total.
+    #[notification(name = "notify_sum")]
+    async fn notify_sum(&self, #[params] values: Vec<i64>);
+}
+
+/// A calculator whose notifications leave traces a test can read after the
+/// router has taken the service: clones share the counters.
+#[derive(Clone, Default)]
+pub struct Calc {
+    /// The sum of every value `update` and `notify_sum` received.
+    pub total: Arc<AtomicI64>,
+    /// How many times `notify_hello` ran.
+    pub hellos: Arc<AtomicUsize>,
+}
+
+impl Calc {
+    pub fn total(&self) -> i64 {
+        self.total.load(Ordering::SeqCst)
+    }
+
+    pub fn hellos(&self) -> usize {
+        self.hellos.load(Ordering::SeqCst)
+    }
+}
+
+impl Calculator for Calc {
+    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
+        Ok(minuend - subtrahend)
+    }
+
+    async fn sum(&self, values: Vec<i64>) -> RpcResult<i64> {
+        Ok(values.iter().sum())
+    }
+
+    async fn get_data(&self) -> RpcResult<(String, i64)> {
+        Ok(("hello".to_owned(), 5))
+    }
+
+    async fn update(&self, values: Vec<i64>) {
+        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
+    }
+
+    async fn notify_hello(&self, _value: i64) {
+        self.hellos.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn notify_sum(&self, values: Vec<i64>) {
+        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
+    }
+}
+
+/// A router serving a fresh calculator, and a handle on that calculator's counters.
+pub fn calculator() -> (Router, Calc) {
+    let calc = Calc::default();
+    (Router::new(calc.clone().into_service()), calc)
+}
+
+/// Sends `request` and parses the reply; `None` when the router sends nothing.
+pub async fn send(router: &Router, request: &str) -> Option<Value> {
+    let reply = router.handle(request.as_bytes()).await?;
+    Some(
+        serde_json::from_str(&reply)
+            .unwrap_or_else(|err| panic!("the reply to {request} is not JSON ({err}): {reply}")),
+    )
+}
+
+/// Sends `request`, which must be answered, and parses the reply.
+pub async fn call(router: &Router, request: &str) -> Value {
+    send(router, request)
+        .await
+        .unwrap_or_else(|| panic!("no reply to {request}"))
+}
+
+/// The `error` member of a single reply, after checking the reply has no `result`.
+pub fn error_of(reply: &Value) -> &Value {
+    assert!(
+        reply.get("result").is_none(),
+        "expected an error, got a result: {reply}"
+    );
+    reply
+        .get("error")
+        .unwrap_or_else(|| panic!("expected an error member: {reply}"))
+}
+
+/// The `result` member of a single reply, after checking the reply has no `error`.
+pub fn result_of(reply: &Value) -> &Value {
+    assert!(
+        reply.get("error").is_none(),
+        "expected a result, got an error: {reply}"
+    );
+    reply
+        .get("result")
+        .unwrap_or_else(|| panic!("expected a result member: {reply}"))
+}
+
+/// The error code of a single reply.
+pub fn code_of(reply: &Value) -> i64 {
+    let error = error_of(reply);
+    error["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("error code is not an integer: {reply}"))
+}
