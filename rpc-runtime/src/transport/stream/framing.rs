@@ -192,6 +192,7 @@ impl<R> FramedReader<R> {
     /// At end of stream: a last line without its newline is still a message.
     fn last_frame(&mut self) -> Inbound {
         let rest = self.buf.split();
+        self.scanned = 0;
         let skipped = std::mem::take(&mut self.skip_line);
         let text = rest.trim_ascii();
         if self.framing == Framing::Lines

@@ -1,0 +1,377 @@
+//! Stream transports end to end: TCP with both framings, server-to-client
+//! calls through the same generated proxies, limits and graceful shutdown.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use typed_rpc::client::{Batch, ClientExt, Params, Transport};
+use typed_rpc::transport::stream::{Framing, StreamConnector};
+use typed_rpc::transport::{Limits, Server, ServerHandle};
+use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, TransportKind, rpc};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogMessage {
+    pub level: u8,
+    pub message: String,
+}
+
+/// What the editor (the client) serves to the language server.
+#[rpc]
+pub trait Editor {
+    #[notification(name = "window/logMessage")]
+    async fn log_message(&self, #[params] params: LogMessage);
+
+    #[method(name = "workspace/configuration")]
+    async fn configuration(&self, section: String) -> RpcResult<String>;
+}
+
+/// The language server.
+#[rpc]
+pub trait Language {
+    /// Asks the editor for its configuration and logs on it while answering.
+    #[method(name = "hover")]
+    async fn hover(&self, #[context] cx: &Context, word: String) -> RpcResult<String>;
+
+    #[method(name = "add")]
+    async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
+
+    #[method(name = "slow")]
+    async fn slow(&self, millis: u64) -> RpcResult<u64>;
+
+    #[method(name = "transport")]
+    async fn transport_kind(&self, #[context] cx: &Context) -> RpcResult<String>;
+}
+
+struct LanguageServer;
+
+impl Language for LanguageServer {
+    async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
+        let connection = cx
+            .connection()
+            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
+        let editor = EditorClient::new(connection.clone());
+        let log = LogMessage {
+            level: 3,
+            message: format!("hovering {word}"),
+        };
+        editor
+            .log_message(log)
+            .await
+            .map_err(|err| ErrorObject::new(-32000, err.to_string()))?;
+        let style = editor
+            .configuration("style".to_owned())
+            .await
+            .map_err(|err| ErrorObject::new(-32000, err.to_string()))?;
+        Ok(format!("{word} ({style})"))
+    }
+
+    async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
+        Ok(a + b)
+    }
+
+    async fn slow(&self, millis: u64) -> RpcResult<u64> {
+        tokio::time::sleep(Duration::from_millis(millis)).await;
+        Ok(millis)
+    }
+
+    async fn transport_kind(&self, cx: &Context) -> RpcResult<String> {
+        Ok(format!(
+            "{:?} from {}",
+            cx.transport(),
+            cx.remote_addr().is_some()
+        ))
+    }
+}
+
+#[derive(Default)]
+struct EditorState {
+    logs: Mutex<Vec<LogMessage>>,
+}
+
+struct EditorHandlers(Arc<EditorState>);
+
+impl Editor for EditorHandlers {
+    async fn log_message(&self, params: LogMessage) {
+        self.0.logs.lock().unwrap().push(params);
+    }
+
+    async fn configuration(&self, section: String) -> RpcResult<String> {
+        Ok(format!("{section}=compact"))
+    }
+}
+
+fn server(limits: Limits) -> Server {
+    Server::new(Router::new(LanguageServer.into_service())).limits(limits)
+}
+
+async fn tcp(framing: Framing, limits: Limits) -> (ServerHandle, std::net::SocketAddr) {
+    let handle = server(limits)
+        .serve_tcp("127.0.0.1:0", framing)
+        .await
+        .unwrap();
+    let addr = handle.local_addr().unwrap();
+    (handle, addr)
+}
+
+#[tokio::test]
+async fn typed_calls_notifications_and_batches_over_tcp_lines() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let connection = StreamConnector::new(Framing::Lines)
+        .connect_tcp(addr)
+        .await
+        .unwrap();
+    let client = LanguageClient::new(connection.clone());
+
+    assert_eq!(client.add(2, 3).await.unwrap(), 5);
+    assert_eq!(client.transport_kind().await.unwrap(), "Tcp from true");
+
+    let mut batch = Batch::new();
+    let sum = batch.request::<i64>("add", Some(Params::from_value(&(40, 2)).unwrap()));
+    batch.notify("add", Some(Params::from_value(&(1, 1)).unwrap()));
+    let missing = batch.request::<i64>("nope", None);
+    let replies = connection.send_batch(&batch).await.unwrap();
+    assert_eq!(replies.get(&sum).unwrap(), 42);
+    assert_eq!(
+        replies
+            .get(&missing)
+            .unwrap_err()
+            .rpc_error()
+            .unwrap()
+            .code(),
+        -32601
+    );
+
+    drop((client, connection));
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn the_server_calls_back_into_its_client_over_content_length_framing() {
+    let (handle, addr) = tcp(Framing::ContentLength, Limits::default()).await;
+    let state = Arc::new(EditorState::default());
+    let handlers = Router::new(EditorHandlers(state.clone()).into_service());
+    let connector = StreamConnector::new(Framing::ContentLength).handlers(handlers);
+    let client = LanguageClient::new(connector.connect_tcp(addr).await.unwrap());
+
+    assert_eq!(
+        client.hover("main".to_owned()).await.unwrap(),
+        "main (style=compact)"
+    );
+    let logs = state.logs.lock().unwrap().clone();
+    assert_eq!(
+        logs,
+        [LogMessage {
+            level: 3,
+            message: "hovering main".to_owned()
+        }]
+    );
+    drop(client);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn requests_on_one_connection_run_concurrently() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let client = LanguageClient::new(
+        StreamConnector::new(Framing::Lines)
+            .connect_tcp(addr)
+            .await
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let calls: Vec<_> = (0..10u64)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move { client.slow(100 + i).await })
+        })
+        .collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        assert_eq!(
+            call.await.unwrap().unwrap(),
+            100 + i as u64,
+            "replies are matched by id"
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_millis(600),
+        "took {:?}",
+        started.elapsed()
+    );
+    drop(client);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn a_call_times_out_and_the_connection_goes_on() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let connection = StreamConnector::new(Framing::Lines)
+        .connect_tcp(addr)
+        .await
+        .unwrap();
+    let impatient = LanguageClient::new(connection.clone().with_timeout(Duration::from_millis(50)));
+    let err = impatient.slow(500).await.unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    assert_eq!(LanguageClient::new(connection).add(1, 1).await.unwrap(), 2);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn shutdown_lets_a_slow_call_finish_and_refuses_new_connections() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let client = LanguageClient::new(
+        StreamConnector::new(Framing::Lines)
+            .connect_tcp(addr)
+            .await
+            .unwrap(),
+    );
+    let slow = tokio::spawn({
+        let client = client.clone();
+        async move { client.slow(300).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let shutdown = tokio::spawn(handle.shutdown());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "the listener is closed"
+    );
+    assert_eq!(
+        slow.await.unwrap().unwrap(),
+        300,
+        "the call in flight got its reply"
+    );
+    assert!(
+        shutdown.await.unwrap(),
+        "everything finished before the deadline"
+    );
+    let err = client.add(1, 2).await.unwrap_err();
+    assert!(matches!(err, ClientError::Transport(_)), "{err}");
+}
+
+/// A raw line-oriented TCP peer, to send what no well-behaved client would.
+struct RawPeer {
+    reader: BufReader<tokio::net::tcp::OwnedReadHalf>,
+    writer: tokio::net::tcp::OwnedWriteHalf,
+}
+
+impl RawPeer {
+    async fn connect(addr: std::net::SocketAddr) -> Self {
+        let (reader, writer) = TcpStream::connect(addr).await.unwrap().into_split();
+        RawPeer {
+            reader: BufReader::new(reader),
+            writer,
+        }
+    }
+
+    async fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).await.unwrap();
+    }
+
+    /// The next line, or `None` when the server closed the connection.
+    async fn line(&mut self) -> Option<serde_json::Value> {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), self.reader.read_line(&mut line));
+        match read.await.expect("the server answers in time").unwrap() {
+            0 => None,
+            _ => Some(serde_json::from_str(&line).unwrap()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_line_gets_an_error_and_the_connection_goes_on() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default().max_message_size(1024)).await;
+    let mut peer = RawPeer::connect(addr).await;
+    let padding = "x".repeat(4096);
+    peer.send(
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":\"{padding}\"}}\n"
+        )
+        .as_bytes(),
+    )
+    .await;
+    let refusal = peer.line().await.unwrap();
+    assert_eq!(refusal["error"]["code"], -32600);
+    assert_eq!(refusal["id"], serde_json::Value::Null);
+    peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":7}\n")
+        .await;
+    assert_eq!(peer.line().await.unwrap()["result"], 3);
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn invalid_json_gets_a_parse_error_and_the_connection_goes_on() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let mut peer = RawPeer::connect(addr).await;
+    peer.send(b"{\"jsonrpc\":\"2.0\",\"method\n").await;
+    assert_eq!(peer.line().await.unwrap()["error"]["code"], -32700);
+    peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[2,2],\"id\":1}\n")
+        .await;
+    assert_eq!(peer.line().await.unwrap()["result"], 4);
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limit_are_refused_until_one_closes() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default().max_connections(1)).await;
+    let mut first = RawPeer::connect(addr).await;
+    first
+        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,1],\"id\":1}\n")
+        .await;
+    assert_eq!(first.line().await.unwrap()["result"], 2);
+
+    let mut second = RawPeer::connect(addr).await;
+    let refusal = second.line().await.unwrap();
+    assert_eq!(refusal["error"]["message"], "Too many connections");
+    assert_eq!(second.line().await, None, "then the connection is closed");
+
+    drop(first);
+    // The slot frees once the server has seen the first connection end.
+    let mut third = loop {
+        let mut peer = RawPeer::connect(addr).await;
+        peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[2,3],\"id\":2}\n")
+            .await;
+        match peer.line().await {
+            Some(reply) if reply.get("result").is_some() => break peer,
+            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    third
+        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[3,3],\"id\":3}\n")
+        .await;
+    assert_eq!(third.line().await.unwrap()["result"], 6);
+    drop(third);
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn a_stream_server_stops_when_its_peer_closes_the_stream() {
+    let (client_end, server_end) = tokio::io::duplex(4096);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let handle =
+        server(Limits::default()).serve_stream(server_read, server_write, Framing::ContentLength);
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let connection =
+        StreamConnector::new(Framing::ContentLength).connect(client_read, client_write);
+    let client = LanguageClient::new(connection.clone());
+    assert_eq!(client.transport_kind().await.unwrap(), "Stream from false");
+    assert_eq!(
+        Context::new(TransportKind::Stream).transport(),
+        TransportKind::Stream
+    );
+    client.add(1, 2).await.unwrap();
+
+    connection.close();
+    tokio::time::timeout(Duration::from_secs(5), handle.stopped())
+        .await
+        .expect("the server stops at end of stream");
+    assert!(matches!(
+        connection.call::<i64>("add", None).await,
+        Err(ClientError::Transport(_))
+    ));
+}
