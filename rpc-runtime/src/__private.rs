@@ -49,11 +49,12 @@ pub fn whole_params<T: Serialize>(
     method: &'static MethodInfo,
     value: &T,
 ) -> Result<Option<Params>, ClientError> {
+    let json = serde_json::to_string(value).map_err(ClientError::Encode)?;
     let optional = method.param_list().first().is_some_and(|p| p.is_optional());
-    if optional && serde_json::to_value(value).is_ok_and(|v| v.is_null()) {
+    if optional && json == "null" {
         return Ok(None);
     }
-    Params::from_value(value).map(Some)
+    Params::from_json(json).map(Some)
 }
 
 /// Sends a request for `method` and decodes its result.

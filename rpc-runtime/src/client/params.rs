@@ -20,7 +20,11 @@ impl Params {
     /// Serializes `value` as the whole `params`; it must serialize to an
     /// array or an object.
     pub fn from_value<T: Serialize + ?Sized>(value: &T) -> Result<Self, ClientError> {
-        let json = serde_json::to_string(value).map_err(ClientError::Encode)?;
+        Params::from_json(serde_json::to_string(value).map_err(ClientError::Encode)?)
+    }
+
+    /// Wraps serialized JSON, which must be an array or an object.
+    pub(crate) fn from_json(json: String) -> Result<Self, ClientError> {
         if !json.starts_with(['[', '{']) {
             return Err(ClientError::Encode(serde::ser::Error::custom(
                 "params must serialize to an array or an object",
