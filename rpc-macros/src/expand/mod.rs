@@ -9,17 +9,16 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Ident, Type};
 
-use crate::ast::Api;
+use crate::ast::{self, Api};
 use crate::attr::TraitAttrs;
 use crate::check;
 use crate::ctxt::Ctxt;
 
 pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<syn::ItemTrait>(input.clone()) {
+    let item = match ast::parse_trait(input.clone()) {
         Ok(item) => item,
-        Err(_) => {
-            let err =
-                syn::Error::new(Span::call_site(), "#[rpc] goes on a trait").to_compile_error();
+        Err(err) => {
+            let err = err.to_compile_error();
             return quote!(#input #err);
         }
     };
