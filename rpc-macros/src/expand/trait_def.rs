@@ -6,7 +6,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{FnArg, ReturnType, TraitItem, TraitItemFn, parse_quote};
+use syn::{FnArg, Pat, ReturnType, TraitItem, TraitItemFn, parse_quote};
 
 use super::Names;
 use crate::ast::{ARG_ATTRS, Api, METHOD_ATTRS};
@@ -45,6 +45,13 @@ fn rewrite_method(f: &mut TraitItemFn) {
     for input in &mut f.sig.inputs {
         if let FnArg::Typed(arg) = input {
             arg.attrs.retain(|attr| !is_ours(attr, ARG_ATTRS));
+            // A pattern is an error in a method without a body, and `check`
+            // has reported it already: `_` keeps the compiler from a second one.
+            let plain =
+                matches!(&*arg.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none());
+            if f.default.is_none() && !plain {
+                *arg.pat = parse_quote!(_);
+            }
         }
     }
     if f.sig.asyncness.take().is_none() {
