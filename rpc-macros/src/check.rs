@@ -106,8 +106,12 @@ fn check_rust_name(cx: &Ctxt, method: &Method) {
 
 fn check_signature(cx: &Ctxt, method: &Method) {
     let sig = &method.sig;
+    let ident = &sig.ident;
     if sig.asyncness.is_none() {
-        cx.error_spanned_by(sig.fn_token, "RPC methods must be `async fn`");
+        cx.error_spanned_by(
+            sig.fn_token,
+            format!("RPC methods must be `async fn`: write `async fn {ident}(...)`"),
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -115,16 +119,23 @@ fn check_signature(cx: &Ctxt, method: &Method) {
             "generic RPC methods are not supported: params and results need concrete types",
         );
     }
+    // The receiver's type covers both `&self` and `self: &Self`.
     match sig.inputs.first() {
-        Some(FnArg::Receiver(receiver)) if receiver.reference.is_some() && receiver.mutability.is_none() => {}
-        Some(FnArg::Receiver(receiver)) if receiver.mutability.is_some() => cx.error_spanned_by(
-            receiver,
-            "RPC methods take `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a lock or an atomic",
+        Some(FnArg::Receiver(receiver)) => match &*receiver.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => {}
+            Type::Reference(_) => cx.error_spanned_by(
+                receiver,
+                "RPC methods take `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a lock or an atomic",
+            ),
+            _ => cx.error_spanned_by(
+                receiver,
+                "RPC methods take `&self`, not `self` by value: the server keeps serving after each call",
+            ),
+        },
+        _ => cx.error_spanned_by(
+            ident,
+            format!("RPC methods take `&self` as their first argument: write `async fn {ident}(&self, ...)`"),
         ),
-        Some(FnArg::Receiver(receiver)) => {
-            cx.error_spanned_by(receiver, "RPC methods take `&self`: the server keeps serving after each call")
-        }
-        _ => cx.error_spanned_by(&sig.ident, "RPC methods take `&self` as their first argument"),
     }
 }
 
