@@ -2,8 +2,9 @@
 //!
 //! Built from the syn tree without judging it; `check` decides what is valid.
 
-use proc_macro2::Span;
-use syn::{FnArg, Ident, ItemTrait, LitStr, Pat, ReturnType, Signature, TraitItem, Type};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::{FnArg, Ident, Item, ItemTrait, LitStr, Pat, ReturnType, Signature, TraitItem, Type};
 
 use crate::attr::{self, Kind, MethodAttr, ParamStyle, TraitAttrs};
 use crate::ctxt::Ctxt;
@@ -40,6 +41,68 @@ pub struct Arg {
     /// The `#[context]` attribute, when the argument is the request's context
     /// rather than a param.
     pub context: Option<syn::Attribute>,
+}
+
+/// Reads the item `#[rpc]` is on, which must be a trait.
+pub fn parse_trait(input: TokenStream) -> syn::Result<ItemTrait> {
+    let item = match syn::parse2::<Item>(input)? {
+        Item::Trait(item) => return Ok(item),
+        item => item,
+    };
+    // The error spans the item's keyword and name rather than all of it.
+    let (what, head) = match &item {
+        Item::Struct(item) => (
+            "a struct",
+            keyword_and_name(&item.struct_token, &item.ident),
+        ),
+        Item::Enum(item) => ("an enum", keyword_and_name(&item.enum_token, &item.ident)),
+        Item::Union(item) => ("a union", keyword_and_name(&item.union_token, &item.ident)),
+        Item::Fn(item) => (
+            "a function",
+            keyword_and_name(&item.sig.fn_token, &item.sig.ident),
+        ),
+        Item::Mod(item) => ("a module", keyword_and_name(&item.mod_token, &item.ident)),
+        Item::Type(item) => (
+            "a type alias",
+            keyword_and_name(&item.type_token, &item.ident),
+        ),
+        Item::Const(item) => (
+            "a constant",
+            keyword_and_name(&item.const_token, &item.ident),
+        ),
+        Item::Static(item) => (
+            "a static",
+            keyword_and_name(&item.static_token, &item.ident),
+        ),
+        Item::TraitAlias(item) => (
+            "a trait alias",
+            keyword_and_name(&item.trait_token, &item.ident),
+        ),
+        Item::Impl(item) => {
+            let message = match &item.trait_ {
+                Some(_) => {
+                    "#[rpc] goes on the trait's definition, not on its impl: the impl stays as it is"
+                }
+                None => "#[rpc] goes on a trait, not on an impl block",
+            };
+            let head = match &item.trait_ {
+                Some((_, path, _)) => quote!(#path),
+                None => item.impl_token.to_token_stream(),
+            };
+            return Err(syn::Error::new_spanned(head, message));
+        }
+        _ => ("this item", item.to_token_stream()),
+    };
+    Err(syn::Error::new_spanned(
+        head,
+        format!(
+            "#[rpc] goes on a trait, not on {what}: declare the API as a trait and implement it for your type"
+        ),
+    ))
+}
+
+fn keyword_and_name(keyword: &dyn ToTokens, ident: &Ident) -> TokenStream {
+    quote!(#keyword #ident)
 }
 
 impl Api {

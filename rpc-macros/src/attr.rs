@@ -49,7 +49,7 @@ impl TraitAttrs {
             } else if meta.path.is_ident("param_style") {
                 attrs.param_style = parse_param_style(cx, &meta)?;
             } else if meta.path.is_ident("allow_unknown_params") {
-                attrs.allow_unknown_params = true;
+                attrs.allow_unknown_params = parse_flag(cx, &meta)?;
             } else if meta.path.is_ident("crate") {
                 attrs.krate = meta.value()?.parse::<LitStr>()?.parse()?;
             } else {
@@ -140,7 +140,7 @@ impl MethodAttr {
             } else if meta.path.is_ident("param_style") {
                 parsed.param_style = Some(parse_param_style(cx, &meta)?);
             } else if meta.path.is_ident("allow_unknown_params") {
-                parsed.allow_unknown_params = true;
+                parsed.allow_unknown_params = parse_flag(cx, &meta)?;
             } else {
                 unknown_key(cx, &meta, &which, METHOD_KEYS)?;
             }
@@ -158,11 +158,31 @@ fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyl
     match value.value().as_str() {
         "positional" => Ok(ParamStyle::Positional),
         "named" => Ok(ParamStyle::Named),
-        _ => {
-            cx.error_spanned_by(&value, "`param_style` is \"positional\" or \"named\"");
+        other => {
+            cx.error_spanned_by(
+                &value,
+                format!("unknown param style \"{other}\"; expected `param_style = \"positional\"` or `param_style = \"named\"`"),
+            );
             Ok(ParamStyle::Positional)
         }
     }
+}
+
+/// A key that is either present or not; a value given to it is reported.
+fn parse_flag(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) {
+        let value: syn::Expr = meta.value()?.parse()?;
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        cx.error_spanned_by(
+            value,
+            format!("`{key}` takes no value: write `{key}` alone to turn it on, or leave it out"),
+        );
+    }
+    Ok(true)
 }
 
 /// Reports an unknown key and skips its value, so the keys after it are read too.

@@ -1,6 +1,7 @@
 //! Everything that makes an `#[rpc]` trait invalid, each reported where it is.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use syn::{FnArg, GenericArgument, PathArguments, Type};
 
@@ -31,25 +32,61 @@ fn check_generics(cx: &Ctxt, api: &Api) {
 
 /// Names and aliases are unique, and none is reserved.
 fn check_names(cx: &Ctxt, api: &Api) {
-    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+    let namespace_reserved = check_namespace(cx, api);
+    // Each name seen so far, with the method that has it and whether as an alias.
+    let mut seen: HashMap<String, (&syn::Ident, bool)> = HashMap::new();
     for method in &api.methods {
-        let aliases = method.aliases().iter().map(|lit| (lit.value(), lit.span()));
-        for (name, span) in std::iter::once((method.name.clone(), method.name_span)).chain(aliases)
-        {
-            if name.starts_with("rpc.") {
+        let name = (method.name.clone(), method.name_span, false);
+        let aliases = method
+            .aliases()
+            .iter()
+            .map(|lit| (lit.value(), lit.span(), true));
+        for (name, span, is_alias) in std::iter::once(name).chain(aliases) {
+            // Aliases are not namespaced, so a reserved namespace (reported
+            // once, on the namespace) leaves them to be checked here.
+            if name.starts_with("rpc.") && (is_alias || !namespace_reserved) {
+                let what = if is_alias { "alias" } else { "RPC name" };
                 cx.syn_error(syn::Error::new(
                     span,
-                    format!("`{name}`: method names that start with `rpc.` are reserved for JSON-RPC extensions such as `rpc.discover`"),
+                    format!("the {what} `{name}` is reserved: names that start with `rpc.` belong to JSON-RPC extensions such as `rpc.discover`; choose another name"),
                 ));
             }
-            if let Some(first) = seen.insert(name.clone(), method.ident()) {
-                cx.syn_error(syn::Error::new(
-                    span,
-                    format!("the RPC name `{name}` is already used by `{first}`; each name and alias must be unique"),
-                ));
+            match seen.entry(name) {
+                Entry::Occupied(entry) => {
+                    let (name, (first, first_is_alias)) = (entry.key(), entry.get());
+                    let role = if *first_is_alias {
+                        "an alias"
+                    } else {
+                        "the name"
+                    };
+                    cx.syn_error(syn::Error::new(
+                        span,
+                        format!("the RPC name `{name}` is already {role} of `fn {first}`; each name and alias in the trait must be unique"),
+                    ));
+                }
+                Entry::Vacant(entry) => {
+                    entry.insert((method.ident(), is_alias));
+                }
             }
         }
     }
+}
+
+/// A namespace that makes every name start with `rpc.`; whether there is one.
+fn check_namespace(cx: &Ctxt, api: &Api) -> bool {
+    let Some(namespace) = &api.attrs.namespace else {
+        return false;
+    };
+    let separator = &api.attrs.separator;
+    let prefix = format!("{}{separator}", namespace.value());
+    let reserved = prefix.starts_with("rpc.");
+    if reserved {
+        cx.error_spanned_by(
+            namespace,
+            format!("with this namespace every method name starts with `{prefix}`, and names that start with `rpc.` belong to JSON-RPC extensions such as `rpc.discover`; choose another namespace"),
+        );
+    }
+    reserved
 }
 
 /// Names the generated client and trait already use for themselves.
@@ -69,8 +106,12 @@ fn check_rust_name(cx: &Ctxt, method: &Method) {
 
 fn check_signature(cx: &Ctxt, method: &Method) {
     let sig = &method.sig;
+    let ident = &sig.ident;
     if sig.asyncness.is_none() {
-        cx.error_spanned_by(sig.fn_token, "RPC methods must be `async fn`");
+        cx.error_spanned_by(
+            sig.fn_token,
+            format!("RPC methods must be `async fn`: write `async fn {ident}(...)`"),
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -78,16 +119,23 @@ fn check_signature(cx: &Ctxt, method: &Method) {
             "generic RPC methods are not supported: params and results need concrete types",
         );
     }
+    // The receiver's type covers both `&self` and `self: &Self`.
     match sig.inputs.first() {
-        Some(FnArg::Receiver(receiver)) if receiver.reference.is_some() && receiver.mutability.is_none() => {}
-        Some(FnArg::Receiver(receiver)) if receiver.mutability.is_some() => cx.error_spanned_by(
-            receiver,
-            "RPC methods take `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a lock or an atomic",
+        Some(FnArg::Receiver(receiver)) => match &*receiver.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => {}
+            Type::Reference(_) => cx.error_spanned_by(
+                receiver,
+                "RPC methods take `&self`, not `&mut self`: calls run concurrently; keep mutable state behind a lock or an atomic",
+            ),
+            _ => cx.error_spanned_by(
+                receiver,
+                "RPC methods take `&self`, not `self` by value: the server keeps serving after each call",
+            ),
+        },
+        _ => cx.error_spanned_by(
+            ident,
+            format!("RPC methods take `&self` as their first argument: write `async fn {ident}(&self, ...)`"),
         ),
-        Some(FnArg::Receiver(receiver)) => {
-            cx.error_spanned_by(receiver, "RPC methods take `&self`: the server keeps serving after each call")
-        }
-        _ => cx.error_spanned_by(&sig.ident, "RPC methods take `&self` as their first argument"),
     }
 }
 
@@ -162,7 +210,7 @@ fn check_output(cx: &Ctxt, method: &Method) {
             method.sig.paren_token.span.close(),
             "a #[method] must return `Result<T, E>` (for example `RpcResult<T>`); a fire-and-forget call is a #[notification]",
         )),
-        (Kind::Method, Some(ty)) if !is_result(ty) => cx.error_spanned_by(
+        (Kind::Method, Some(ty)) if !may_be_result(ty) => cx.error_spanned_by(
             ty,
             "a #[method] must return `Result<T, E>` (for example `RpcResult<T>`) so that a failure can be answered with an error object",
         ),
@@ -174,24 +222,41 @@ fn is_unit(ty: &Type) -> bool {
     matches!(ty, Type::Tuple(tuple) if tuple.elems.is_empty())
 }
 
-/// Whether `ty` names a `Result`: its last path segment ends in `Result`
-/// (`Result`, `RpcResult`, `io::Result`, ...).
-fn is_result(ty: &Type) -> bool {
+/// Whether `ty` may be a `Result`: any path but those that plainly are not
+/// one. An alias (`type Answer = Result<u32, ErrorObject>;`) cannot be told
+/// apart here; the compiler checks it against the bounds of the generated code.
+fn may_be_result(ty: &Type) -> bool {
     match ty {
-        Type::Path(path) => path
+        Type::Path(path) if path.qself.is_none() => path
             .path
             .segments
             .last()
-            .is_some_and(|seg| seg.ident.to_string().ends_with("Result")),
+            .is_some_and(|seg| !NOT_RESULTS.iter().any(|name| seg.ident == name)),
+        Type::Path(_) | Type::Macro(_) | Type::Verbatim(_) => true,
+        Type::Group(group) => may_be_result(&group.elem),
+        Type::Paren(paren) => may_be_result(&paren.elem),
         _ => false,
     }
 }
 
-/// `T` of `Result<T, E>` (or of any `...Result<T, ...>`) as written, when the
-/// type spells it out; a type alias without arguments does not.
+/// Types often returned by mistake instead of a `Result` of them.
+#[rustfmt::skip]
+const NOT_RESULTS: &[&str] = &[
+    "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+    "u128", "usize", "f32", "f64", "String", "Option", "Vec", "Box", "Arc", "Rc", "Cow",
+    "HashMap", "BTreeMap", "HashSet", "BTreeSet", "VecDeque", "Value", "ErrorObject",
+];
+
+/// `T` of `Result<T, E>` (or of any `...Result<T, ...>`, such as `RpcResult<T>`
+/// or `io::Result<T>`) as written, when the type spells it out; an alias
+/// without arguments or with another name does not.
 pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
-    let PathArguments::AngleBracketed(args) = &path.path.segments.last()?.arguments else {
+    let last = path.path.segments.last()?;
+    if !last.ident.to_string().ends_with("Result") {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
         return None;
     };
     match args.args.first()? {

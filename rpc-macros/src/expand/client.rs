@@ -3,13 +3,18 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Names, private_ident};
+use super::{Names, call_over, private_ident, relocate};
 use crate::ast::{Api, Method};
 use crate::attr::Kind;
 use crate::check::result_ok_type;
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
-    let Names { krate, client, .. } = names;
+    let Names {
+        krate,
+        client,
+        transport_ty: t,
+        ..
+    } = names;
     let vis = &api.item.vis;
     let trait_ident = &api.item.ident;
     let methods = api
@@ -23,28 +28,28 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug)]
-        #vis struct #client<T> {
-            transport: T,
+        #vis struct #client<#t> {
+            transport: #t,
         }
 
-        impl<T> #client<T> {
+        impl<#t> #client<#t> {
             /// A client that sends its calls over `transport`.
-            pub const fn new(transport: T) -> Self {
+            pub const fn new(transport: #t) -> Self {
                 #client { transport }
             }
 
             /// The transport.
-            pub fn transport(&self) -> &T {
+            pub fn transport(&self) -> &#t {
                 &self.transport
             }
 
             /// Unwraps the transport.
-            pub fn into_transport(self) -> T {
+            pub fn into_transport(self) -> #t {
                 self.transport
             }
         }
 
-        impl<T: #krate::client::Transport> #client<T> {
+        impl<#t: #krate::client::Transport> #client<#t> {
             #(#methods)*
         }
     }
@@ -58,31 +63,48 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let types = method.params().map(|arg| &arg.ty);
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(#[doc = #docs]));
-    let build_params = match idents.as_slice() {
-        [ident] if method.binds_whole_params() => {
-            quote!(#krate::__private::whole_params(#info, &#ident))
+    // Unmet bounds are reported on the user's types rather than on `#[rpc]`:
+    // on an argument's type (`Serialize`) or on the return type
+    // (`Deserialize`, being a `Result`).
+    let pushes = method.args.iter().zip(&idents).map(|(arg, ident)| {
+        let value = relocate(quote!(&#ident), &arg.ty);
+        let push = quote!(#krate::client::ParamsBuilder::push);
+        let push = call_over(push, quote!(&mut #params, #value), &arg.ty);
+        quote!(#push;)
+    });
+    let build_params = match (idents.as_slice(), method.args.as_slice()) {
+        ([ident], [arg]) if method.binds_whole_params() => {
+            let value = relocate(quote!(&#ident), &arg.ty);
+            let whole = quote!(#krate::__private::whole_params);
+            call_over(whole, quote!(#info, #value), &arg.ty)
         }
         _ => quote! {{
             let mut #params = #krate::__private::params(#info);
-            #(#params.push(&#idents);)*
+            #(#pushes)*
             #params.finish()
         }},
     };
-    let (ok, send) = match (method.kind(), method.output()) {
+    let (output, send) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) => {
             let ok = match result_ok_type(ty) {
                 Some(ok) => quote!(#ok),
                 None => quote!(<#ty as #krate::__private::ResultType>::Ok),
             };
-            (ok, quote!(request))
+            let output = quote!(::core::result::Result<#ok, #krate::ClientError>);
+            let send = quote!(#krate::__private::request(&self.transport, #info, #params));
+            (relocate(output, ty), relocate(send, ty))
         }
-        _ => (quote!(()), quote!(notify)),
+        _ => (
+            quote!(::core::result::Result<(), #krate::ClientError>),
+            quote!(#krate::__private::notify(&self.transport, #info, #params)),
+        ),
     };
     quote! {
         #docs
-        pub async fn #fn_ident(&self, #(#idents: #types),*) -> ::core::result::Result<#ok, #krate::ClientError> {
+        pub async fn #fn_ident(&self, #(#idents: #types),*) -> #output {
             let #info = &#service::<()>::INFO.methods()[#index];
-            #krate::__private::#send(&self.transport, #info, #build_params).await
+            let #params = #build_params;
+            #send.await
         }
     }
 }

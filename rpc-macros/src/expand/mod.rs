@@ -5,21 +5,22 @@ mod info;
 mod server;
 mod trait_def;
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote};
 use syn::{Ident, Type};
 
-use crate::ast::Api;
+use crate::ast::{self, Api};
 use crate::attr::TraitAttrs;
 use crate::check;
 use crate::ctxt::Ctxt;
 
 pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse2::<syn::ItemTrait>(input.clone()) {
+    let item = match ast::parse_trait(input.clone()) {
         Ok(item) => item,
-        Err(_) => {
-            let err =
-                syn::Error::new(Span::call_site(), "#[rpc] goes on a trait").to_compile_error();
+        Err(err) => {
+            let err = err.to_compile_error();
             return quote!(#input #err);
         }
     };
@@ -51,18 +52,103 @@ pub struct Names {
     pub krate: syn::Path,
     pub service: Ident,
     pub client: Ident,
+    /// The service's type parameter, the server (`S` unless the trait uses that name).
+    pub server_ty: Ident,
+    /// The client's type parameter, the transport (`T` unless the trait uses that name).
+    pub transport_ty: Ident,
 }
 
 impl Names {
     fn new(api: &Api) -> Self {
         let TraitAttrs { krate, .. } = &api.attrs;
         let ident = &api.item.ident;
+        // Generic parameters are not hygienic: a user type `S` or `T` named in
+        // a signature would resolve to ours inside the generated impls.
+        let mut taken = HashSet::new();
+        collect_idents(api.item.to_token_stream(), &mut taken);
         Names {
             krate: krate.clone(),
             service: format_ident!("{}Service", ident),
             client: format_ident!("{}Client", ident),
+            server_ty: unused_ident("S", &taken),
+            transport_ty: unused_ident("T", &taken),
         }
     }
+}
+
+fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            TokenTree::Ident(ident) => {
+                out.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => collect_idents(group.stream(), out),
+            TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+        }
+    }
+}
+
+/// `base`, or `base_`, `base__`, ... : the first that is not in `taken`.
+fn unused_ident(base: &str, taken: &HashSet<String>) -> Ident {
+    let mut name = base.to_owned();
+    while taken.contains(&name) {
+        name.push('_');
+    }
+    Ident::new(&name, Span::call_site())
+}
+
+/// `tokens`, placed over `target` in compiler messages, while every name in
+/// them resolves as before (`located_at` keeps the hygiene).
+///
+/// A trait bound that generated code puts on a user's type is then reported on
+/// that type instead of on `#[rpc]`. The compiler spans an expression from the
+/// start of its first token to the end of its last, so the first tokens are
+/// placed on the target's first token and the last one on its last: a call
+/// `path(args)` or a type `Path<Args>` then underlines the whole target.
+fn relocate(tokens: TokenStream, target: &dyn ToTokens) -> TokenStream {
+    let (first, last) = ends(target);
+    let mut tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let end = tokens.pop();
+    let mut relocated: TokenStream = tokens.into_iter().map(|t| place(t, first)).collect();
+    relocated.extend(end.map(|t| place(t, last)));
+    relocated
+}
+
+/// `path(args)` placed over `target` like [`relocate`] does, but with `args`
+/// left where they are, so that each can be placed over its own target.
+fn call_over(path: TokenStream, args: TokenStream, target: &dyn ToTokens) -> TokenStream {
+    let (_, last) = ends(target);
+    let path = relocate(path, target);
+    let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args);
+    args.set_span(args.span().located_at(last));
+    quote!(#path #args)
+}
+
+/// The spans of the first and the last token of `target`.
+fn ends(target: &dyn ToTokens) -> (Span, Span) {
+    let mut tokens = target.to_token_stream().into_iter();
+    let first = tokens
+        .next()
+        .map_or_else(Span::call_site, |token| token.span());
+    let last = tokens.last().map_or(first, |token| token.span());
+    (first, last)
+}
+
+/// `tokens`, all placed at `span` (see [`relocate`]).
+fn place_all(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens.into_iter().map(|t| place(t, span)).collect()
+}
+
+fn place(mut token: TokenTree, span: Span) -> TokenTree {
+    if let TokenTree::Group(group) = &token {
+        let stream = group.stream().into_iter().map(|t| place(t, span)).collect();
+        let mut placed = proc_macro2::Group::new(group.delimiter(), stream);
+        placed.set_span(group.span().located_at(span));
+        token = TokenTree::Group(placed);
+    } else {
+        token.set_span(token.span().located_at(span));
+    }
+    token
 }
 
 /// A local variable name that user code in the same expansion cannot see or shadow.

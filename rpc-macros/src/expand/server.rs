@@ -4,15 +4,19 @@
 //! runtime's `dispatch` with a closure that destructures the decoded
 //! arguments and calls the trait method.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::quote;
 
-use super::{Names, private_ident};
+use super::{Names, ends, place_all, private_ident, relocate};
 use crate::ast::{Api, Method};
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
-    let Names { krate, service, .. } = names;
+    let Names {
+        krate,
+        service,
+        server_ty: s,
+        ..
+    } = names;
     let vis = &api.item.vis;
     let trait_ident = &api.item.ident;
     let locals = Locals {
@@ -28,10 +32,21 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     let arms = api.methods.iter().enumerate().map(|(index, m)| {
         let name = &m.name;
         let aliases = m.aliases();
-        let handler = handler(m, trait_ident, &locals, krate);
-        let span = m.output().map_or_else(|| m.ident().span(), |ty| ty.span());
-        let dispatch =
-            quote_spanned!(span=> #krate::__private::dispatch(#call, &#methods[#index], #handler));
+        let handler = handler(m, trait_ident, s, &locals, krate);
+        // Unmet bounds on the method's types are reported on them rather than
+        // on `#[rpc]`. The compiler points at the explicit type arguments of
+        // `dispatch` when they are given: the args (`Deserialize`) at the
+        // parameter list, the result (`T: Serialize`, `E: Into<ErrorObject>`)
+        // at the return type, or at the name when there is none.
+        let (first, last) = match m.output() {
+            Some(ty) => ends(ty),
+            None => ends(m.ident()),
+        };
+        let args = args_type(m, krate);
+        let head = place_all(quote!(#krate::__private::dispatch::<), first);
+        let inferred = place_all(quote!(, _, _>), first);
+        let tail = place_all(quote!((#call, &#methods[#index], #handler)), last);
+        let dispatch = quote!(#head #args #inferred #tail);
         quote!(#name #(| #aliases)* => #dispatch)
     });
     let doc = format!(
@@ -41,28 +56,28 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #vis struct #service<S> {
-            server: S,
+        #vis struct #service<#s> {
+            server: #s,
         }
 
-        impl<S: #trait_ident> #service<S> {
+        impl<#s: #trait_ident> #service<#s> {
             /// Wraps `server`.
-            pub fn new(server: S) -> Self {
+            pub fn new(server: #s) -> Self {
                 #service { server }
             }
 
             /// The wrapped server.
-            pub fn get_ref(&self) -> &S {
+            pub fn get_ref(&self) -> &#s {
                 &self.server
             }
 
             /// Unwraps the server.
-            pub fn into_inner(self) -> S {
+            pub fn into_inner(self) -> #s {
                 self.server
             }
         }
 
-        impl<S: #trait_ident> #krate::RpcService for #service<S> {
+        impl<#s: #trait_ident> #krate::RpcService for #service<#s> {
             fn info(&self) -> &'static #krate::ServiceInfo {
                 #service::<()>::INFO
             }
@@ -95,6 +110,7 @@ struct Locals {
 fn handler(
     method: &Method,
     trait_ident: &syn::Ident,
+    s: &syn::Ident,
     locals: &Locals,
     krate: &syn::Path,
 ) -> TokenStream {
@@ -107,7 +123,7 @@ fn handler(
             (Some(_), _) => quote!(#context),
             (None, ident) => quote!(#ident),
         });
-    let call = quote!(<S as #trait_ident>::#fn_ident(#server, #(#args),*));
+    let call = quote!(<#s as #trait_ident>::#fn_ident(#server, #(#args),*));
     let params: Vec<_> = method.params().collect();
     let idents = params.iter().filter_map(|arg| arg.ident());
     let types = params.iter().map(|arg| &arg.ty);
@@ -117,5 +133,23 @@ fn handler(
             quote!(move |#krate::__private::Whole(#ident): #krate::__private::Whole<#ty>| #call)
         }
         _ => quote!(move |(#(#idents,)*): (#(#types,)*)| #call),
+    }
+}
+
+/// The type the args are decoded into, `(A, B)` or `Whole<T>`, placed over
+/// the method's parameter list or its `#[params]` argument's type.
+fn args_type(method: &Method, krate: &syn::Path) -> TokenStream {
+    let params: Vec<_> = method.params().collect();
+    match params.as_slice() {
+        [whole] if method.binds_whole_params() => {
+            let ty = &whole.ty;
+            relocate(quote!(#krate::__private::Whole<#ty>), ty)
+        }
+        params => {
+            let types = params.iter().map(|arg| &arg.ty);
+            let mut tuple = Group::new(Delimiter::Parenthesis, quote!(#(#types,)*));
+            tuple.set_span(tuple.span().located_at(method.sig.paren_token.span.join()));
+            quote!(#tuple)
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{FnArg, ReturnType, TraitItem, TraitItemFn, parse_quote};
+use syn::{FnArg, Pat, ReturnType, TraitItem, TraitItemFn, parse_quote};
 
 use super::Names;
 use crate::ast::{ARG_ATTRS, Api, METHOD_ATTRS};
@@ -42,9 +42,24 @@ pub fn render(api: &Api, names: Option<&Names>) -> TokenStream {
 
 fn rewrite_method(f: &mut TraitItemFn) {
     f.attrs.retain(|attr| !is_ours(attr, METHOD_ATTRS));
+    // Patterns are an error in a method without a body, and `check` has
+    // reported those it rejects (`(a, b)`, `mut self`) already: they are
+    // emitted as `_` and `self` so that the compiler does not report them again.
+    let bodiless = f.default.is_none();
     for input in &mut f.sig.inputs {
-        if let FnArg::Typed(arg) = input {
-            arg.attrs.retain(|attr| !is_ours(attr, ARG_ATTRS));
+        match input {
+            FnArg::Typed(arg) => {
+                arg.attrs.retain(|attr| !is_ours(attr, ARG_ATTRS));
+                let plain =
+                    matches!(&*arg.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none());
+                if bodiless && !plain {
+                    *arg.pat = parse_quote!(_);
+                }
+            }
+            FnArg::Receiver(receiver) if bodiless && receiver.reference.is_none() => {
+                receiver.mutability = None;
+            }
+            FnArg::Receiver(_) => {}
         }
     }
     if f.sig.asyncness.take().is_none() {
