@@ -9,15 +9,29 @@ use crate::ast::{Api, Method};
 use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
-pub fn check(cx: &Ctxt, api: &Api) {
+/// What the checks leave standing: whether anything beyond the trait can be
+/// generated, and which methods must be left out of the service and client.
+pub struct Verdict {
+    /// The trait as a whole cannot be served (it is generic).
+    pub fatal: bool,
+    /// One flag per method: `true` if the method has an error of its own.
+    pub rejected: Vec<bool>,
+}
+
+pub fn check(cx: &Ctxt, api: &Api) -> Verdict {
+    let before = cx.error_count();
     check_generics(cx, api);
-    check_names(cx, api);
-    for method in &api.methods {
+    let fatal = cx.error_count() > before;
+    let mut rejected = check_names(cx, api);
+    for (method, rejected) in api.methods.iter().zip(&mut rejected) {
+        let before = cx.error_count();
         check_rust_name(cx, method);
         check_signature(cx, method);
         check_args(cx, method);
         check_output(cx, method);
+        *rejected |= cx.error_count() > before;
     }
+    Verdict { fatal, rejected }
 }
 
 fn check_generics(cx: &Ctxt, api: &Api) {
@@ -30,12 +44,15 @@ fn check_generics(cx: &Ctxt, api: &Api) {
     }
 }
 
-/// Names and aliases are unique, and none is reserved.
-fn check_names(cx: &Ctxt, api: &Api) {
+/// Names and aliases are unique, and none is reserved; flags the methods
+/// with a bad name.
+fn check_names(cx: &Ctxt, api: &Api) -> Vec<bool> {
     let namespace_reserved = check_namespace(cx, api);
     // Each name seen so far, with the method that has it and whether as an alias.
     let mut seen: HashMap<String, (&syn::Ident, bool)> = HashMap::new();
-    for method in &api.methods {
+    let mut rejected = vec![false; api.methods.len()];
+    for (method, rejected) in api.methods.iter().zip(&mut rejected) {
+        let before = cx.error_count();
         let name = (method.name.clone(), method.name_span, false);
         let aliases = method
             .aliases()
@@ -69,7 +86,9 @@ fn check_names(cx: &Ctxt, api: &Api) {
                 }
             }
         }
+        *rejected = cx.error_count() > before;
     }
+    rejected
 }
 
 /// A namespace that makes every name start with `rpc.`; whether there is one.

@@ -24,6 +24,11 @@ impl Ctxt {
         self.errors.borrow_mut().push(err);
     }
 
+    /// How many errors have been recorded so far.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().len()
+    }
+
     /// All errors, combined into one; `Ok` if there were none.
     pub fn check(self) -> Result<(), syn::Error> {
         let mut errors = self.errors.into_inner().into_iter();

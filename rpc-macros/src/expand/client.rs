@@ -59,20 +59,21 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
     let (info, params) = (private_ident("method"), private_ident("params"));
     let fn_ident = method.ident();
-    let idents: Vec<_> = method.params().filter_map(|arg| arg.ident()).collect();
-    let types = method.params().map(|arg| &arg.ty);
+    let args: Vec<_> = method.params().collect();
+    let idents: Vec<_> = args.iter().filter_map(|arg| arg.ident()).collect();
+    let types = args.iter().map(|arg| &arg.ty);
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(#[doc = #docs]));
     // Unmet bounds are reported on the user's types rather than on `#[rpc]`:
     // on an argument's type (`Serialize`) or on the return type
     // (`Deserialize`, being a `Result`).
-    let pushes = method.args.iter().zip(&idents).map(|(arg, ident)| {
+    let pushes = args.iter().zip(&idents).map(|(arg, ident)| {
         let value = relocate(quote!(&#ident), &arg.ty);
         let push = quote!(#krate::client::ParamsBuilder::push);
         let push = call_over(push, quote!(&mut #params, #value), &arg.ty);
         quote!(#push;)
     });
-    let build_params = match (idents.as_slice(), method.args.as_slice()) {
+    let build_params = match (idents.as_slice(), args.as_slice()) {
         ([ident], [arg]) if method.binds_whole_params() => {
             let value = relocate(quote!(&#ident), &arg.ty);
             let whole = quote!(#krate::__private::whole_params);

@@ -26,25 +26,25 @@ pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::default();
     let attrs = TraitAttrs::parse(&cx, args);
-    let api = Api::from_syn(&cx, attrs, item);
-    check::check(&cx, &api);
-    match cx.check() {
-        Ok(()) => {
-            let names = Names::new(&api);
-            let trait_def = trait_def::render(&api, Some(&names));
-            let info = info::render(&api, &names);
-            let server = server::render(&api, &names);
-            let client = client::render(&api, &names);
-            quote!(#trait_def #info #server #client)
-        }
-        // The trait is still emitted, so code that implements or uses it
-        // reports nothing beyond the errors above.
-        Err(err) => {
-            let trait_def = trait_def::render(&api, None);
-            let err = err.to_compile_error();
-            quote!(#trait_def #err)
-        }
+    let mut api = Api::from_syn(&cx, attrs, item);
+    let verdict = check::check(&cx, &api);
+    let errors = cx.check().err().map(|err| err.to_compile_error());
+    // Whatever is valid is still generated, so code that implements the trait
+    // or uses its service and client reports nothing beyond the errors above:
+    // a method with an error of its own is left out of the service and client;
+    // a trait that cannot be served at all is emitted alone.
+    if verdict.fatal {
+        let trait_def = trait_def::render(&api, None);
+        return quote!(#trait_def #errors);
     }
+    let mut rejected = verdict.rejected.into_iter();
+    api.methods.retain(|_| !rejected.next().unwrap_or(false));
+    let names = Names::new(&api);
+    let trait_def = trait_def::render(&api, Some(&names));
+    let info = info::render(&api, &names);
+    let server = server::render(&api, &names);
+    let client = client::render(&api, &names);
+    quote!(#trait_def #info #server #client #errors)
 }
 
 /// The names the expansion defines or refers to.

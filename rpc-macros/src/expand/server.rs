@@ -47,7 +47,7 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         let inferred = place_all(quote!(, _, _>), first);
         let tail = place_all(quote!((#call, &#methods[#index], #handler)), last);
         let dispatch = quote!(#head #args #inferred #tail);
-        quote!(#name #(| #aliases)* => #dispatch)
+        quote!(#name #(| #aliases)* => ::core::option::Option::Some(#dispatch))
     });
     let doc = format!(
         "Serves [`{trait_ident}`]: routes each call to the server's method. \
@@ -90,10 +90,10 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
                 let #methods = #service::<()>::INFO.methods();
                 let #server = &self.server;
                 let #context = #call.context();
-                ::core::option::Option::Some(match #method {
+                match #method {
                     #(#arms,)*
-                    _ => return ::core::option::Option::None,
-                })
+                    _ => ::core::option::Option::None,
+                }
             }
         }
     }

@@ -12,8 +12,8 @@ use super::Names;
 use crate::ast::{ARG_ATTRS, Api, METHOD_ATTRS};
 use crate::attr::is_ours;
 
-/// Renders the trait; `names` is `None` when the trait is invalid and only the
-/// trait itself is emitted.
+/// Renders the trait; `names` is `None` when the trait cannot be served (it
+/// is generic) and only the trait itself is emitted.
 pub fn render(api: &Api, names: Option<&Names>) -> TokenStream {
     let mut item = api.item.clone();
     item.supertraits.push(parse_quote!(::core::marker::Send));
