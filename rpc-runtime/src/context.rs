@@ -1,5 +1,6 @@
 //! What a handler may know about the request it serves: the transport, the
-//! peer's address, the HTTP headers, and a handle to its connection.
+//! peer's address, the HTTP headers (`http` feature), and a handle to its
+//! connection.
 
 use std::net::SocketAddr;
 
@@ -60,6 +61,8 @@ pub struct Context {
     remote_addr: Option<SocketAddr>,
     #[cfg(feature = "rt")]
     connection: Option<crate::transport::Connection>,
+    #[cfg(feature = "http")]
+    headers: Option<http::HeaderMap>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -73,6 +76,8 @@ impl Context {
             remote_addr: None,
             #[cfg(feature = "rt")]
             connection: None,
+            #[cfg(feature = "http")]
+            headers: None,
         }
     }
 
@@ -100,7 +105,34 @@ impl Context {
         self.connection.as_ref()
     }
 
+    /// The HTTP request's headers, on the HTTP transport (also for the
+    /// WebSocket upgrade request): where credentials such as `Authorization`
+    /// arrive.
+    ///
+    /// ```
+    /// use rpc_runtime::{Context, TransportKind};
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// headers.insert("authorization", "Bearer t0ken".parse().unwrap());
+    /// let cx = Context::new(TransportKind::Http).with_headers(headers);
+    /// let auth = cx.headers().and_then(|h| h.get("authorization"));
+    /// assert_eq!(auth.unwrap(), "Bearer t0ken");
+    /// assert!(Context::new(TransportKind::Stdio).headers().is_none());
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.headers.as_ref()
+    }
+
+    /// Sets the HTTP request's headers.
+    #[cfg(feature = "http")]
+    pub fn with_headers(mut self, headers: http::HeaderMap) -> Self {
+        self.headers = Some(headers);
+        self
+    }
+
     #[cfg(feature = "rt")]
+    #[cfg_attr(not(feature = "stream"), allow(dead_code))] // used by two-way transports only
     pub(crate) fn with_connection(mut self, connection: crate::transport::Connection) -> Self {
         self.connection = Some(connection);
         self

@@ -11,6 +11,9 @@
 //! Every server enforces the same [`Limits`] and shuts down gracefully
 //! through its [`ServerHandle`].
 
+// The two-way engine is `rt` code that only the two-way transports use;
+// with `http` alone it is compiled but idle.
+#[cfg_attr(not(feature = "stream"), allow(dead_code))]
 mod connection;
 mod limits;
 mod server;

@@ -1,6 +1,7 @@
 //! The JSON-RPC 2.0 wire format: ids, requests and responses.
 
 #[cfg(feature = "rt")]
+#[cfg_attr(not(feature = "stream"), allow(dead_code))] // used by two-way transports only
 mod classify;
 mod id;
 mod request;
