@@ -5,7 +5,7 @@
 //!
 //! | feature | server | client |
 //! |---|---|---|
-//! | `http` | [`Server::serve_http`], also a `tower::Service` | `HttpClient` |
+//! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | `HttpClient` |
 //! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
@@ -15,9 +15,14 @@
 // with `http` alone it is compiled but idle.
 #[cfg_attr(not(feature = "stream"), allow(dead_code))]
 mod connection;
+#[cfg(feature = "http")]
+pub mod http;
 mod limits;
 mod server;
 
 pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
 pub use limits::Limits;
 pub use server::{Server, ServerHandle};
+
+#[cfg(feature = "http")]
+pub use self::http::HttpService;

@@ -1,0 +1,14 @@
+//! JSON-RPC over HTTP: a hyper 1 server that is also a `tower::Service`
+//! (cargo feature `http`).
+//!
+//! One request is one `POST` whose body is a request, a notification or a
+//! batch; the reply is the body of the `200` response, or a `204` when there
+//! is nothing to answer. JSON-RPC errors travel in `200` responses like any
+//! other reply; HTTP statuses other than `200` and `204` are the HTTP
+//! layer's own refusals (see [`Server::serve_http`](super::Server::serve_http)).
+
+mod body;
+mod server;
+
+pub use body::ResponseBody;
+pub use server::{HttpResponseFuture, HttpService};
