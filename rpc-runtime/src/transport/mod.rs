@@ -5,7 +5,7 @@
 //!
 //! | feature | server | client |
 //! |---|---|---|
-//! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | `HttpClient` |
+//! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | [`HttpClient`] |
 //! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
@@ -25,4 +25,4 @@ pub use limits::Limits;
 pub use server::{Server, ServerHandle};
 
 #[cfg(feature = "http")]
-pub use self::http::HttpService;
+pub use self::http::{HttpClient, HttpService};

@@ -1,5 +1,5 @@
-//! JSON-RPC over HTTP: a hyper 1 server that is also a `tower::Service`
-//! (cargo feature `http`).
+//! JSON-RPC over HTTP: a hyper 1 server that is also a `tower::Service`, and
+//! a pooled client (cargo feature `http`).
 //!
 //! One request is one `POST` whose body is a request, a notification or a
 //! batch; the reply is the body of the `200` response, or a `204` when there
@@ -8,7 +8,9 @@
 //! layer's own refusals (see [`Server::serve_http`](super::Server::serve_http)).
 
 mod body;
+mod client;
 mod server;
 
 pub use body::ResponseBody;
+pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
 pub use server::{HttpResponseFuture, HttpService};
