@@ -108,7 +108,20 @@ impl HttpClient {
     }
 
     /// A builder for a client of the server at `url`, to set headers, a
-    /// timeout and a retry policy.
+    /// timeout and a retry policy. A bad URL is reported by
+    /// [`build`](HttpClientBuilder::build).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rpc_runtime::transport::http::HttpClient;
+    ///
+    /// let client = HttpClient::builder("http://127.0.0.1:3000/a2a")
+    ///     .header("a2a-version", "1.0")
+    ///     .timeout(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(client.url().path(), "/a2a");
+    /// ```
     pub fn builder(url: &str) -> HttpClientBuilder {
         HttpClientBuilder {
             uri: parse_url(url),
@@ -457,6 +470,13 @@ impl HttpClientBuilder {
 }
 
 /// A mistake in the settings of an [`HttpClient`]: a bad URL or header.
+///
+/// ```
+/// use rpc_runtime::transport::http::HttpClient;
+///
+/// let err = HttpClient::new("ftp://127.0.0.1/").unwrap_err();
+/// assert_eq!(err.to_string(), "unsupported scheme `ftp` in `ftp://127.0.0.1/`: only http:// is supported");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfigError {
     message: String,

@@ -111,6 +111,23 @@ impl From<Server> for HttpService {
 impl Server {
     /// The server as a `tower::Service` of HTTP requests, to mount in an
     /// axum app or serve with hyper yourself. See [`HttpService`].
+    ///
+    /// ```
+    /// use rpc_runtime::transport::{HttpService, Limits, Server};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// let service: HttpService = Server::new(Router::new(Nothing))
+    ///     .limits(Limits::default().max_message_size(1 << 20))
+    ///     .into_http_service();
+    /// let for_another_route = service.clone(); // clones share the router
+    /// # let _ = for_another_route;
+    /// ```
     pub fn into_http_service(self) -> HttpService {
         HttpService::from(self)
     }
@@ -130,10 +147,13 @@ impl Server {
     /// | a body over [`Limits::max_message_size`] | `413` (the connection is closed) | a short text |
     /// | a connection beyond [`Limits::max_connections`] | `503`, then closed | none |
     ///
-    /// A missing `Content-Type` is taken for JSON (`curl --data-binary`
-    /// users need not spell it out); `application/json` may carry
+    /// A missing `Content-Type` is taken for JSON (hand-written requests and
+    /// minimal clients need not spell it out); `application/json` may carry
     /// `charset=utf-8`, and `application/json-rpc`, `application/jsonrequest`
-    /// and `application/*+json` are accepted too. An oversized body is
+    /// and `application/*+json` are accepted too. A declared non-JSON type
+    /// is refused, curl's `--data` default
+    /// (`application/x-www-form-urlencoded`) included: use `curl --json`, or
+    /// `-H 'Content-Type: application/json'`. An oversized body is
     /// refused on its `Content-Length` before any of it is read, and a chunked
     /// one as soon as it grows past the limit: nothing over the limit is ever
     /// buffered. A client that does not send its headers within
@@ -240,7 +260,16 @@ where
     }
 }
 
-/// The response future of [`HttpService`].
+/// The response future of [`HttpService`]: resolves to the response, never
+/// to an error.
+///
+/// ```
+/// use std::convert::Infallible;
+/// use rpc_runtime::transport::http::{HttpResponseFuture, ResponseBody};
+///
+/// fn is_response_future<F: Future<Output = Result<http::Response<ResponseBody>, Infallible>> + Send>() {}
+/// is_response_future::<HttpResponseFuture>();
+/// ```
 pub struct HttpResponseFuture(
     Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>,
 );
@@ -416,7 +445,8 @@ fn method_not_allowed() -> Response<ResponseBody> {
 fn unsupported_media_type() -> Response<ResponseBody> {
     let mut response = plain(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "The body must be JSON: Content-Type: application/json, in UTF-8, not compressed.\n",
+        "The body must be JSON in UTF-8, not compressed: send Content-Type: application/json \
+         (with curl: --json, or -H 'Content-Type: application/json').\n",
     );
     response
         .headers_mut()
