@@ -9,7 +9,8 @@
 
 mod body;
 mod client;
-mod server;
+// `pub(crate)` for the WebSocket transport, which shares `server::Shared`.
+pub(crate) mod server;
 
 pub use body::ResponseBody;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};

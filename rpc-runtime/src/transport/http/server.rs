@@ -304,11 +304,15 @@ impl Shared {
             if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
                 // HOOK(ws): WebSocket on the same port as HTTP. The `ws`
                 // feature provides
-                //     pub(crate) fn upgrade<B>(request: Request<B>, shared: &Shared,
+                //     pub(crate) fn upgrade<B>(request: Request<B>,
+                //         shared: &crate::transport::http::server::Shared,
                 //         peer: Option<SocketAddr>) -> Response<ResponseBody>
                 // in `transport/ws`, which answers `101 Switching Protocols`
                 // (or a `400` for a bad handshake) and serves the upgraded
-                // connection with `shared.router` under `shared.limits`.
+                // connection (`hyper::upgrade::on(request)`; connections are
+                // served `with_upgrades`) with `shared.router` under
+                // `shared.limits`. To join graceful shutdown it will want the
+                // server's `Lifecycle` in `Shared` (absent when mounted in axum).
                 // Without the feature, an upgrade is an ordinary `GET`: `405`.
                 #[cfg(feature = "ws")]
                 return crate::transport::ws::upgrade(request, self, peer);
