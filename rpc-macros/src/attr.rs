@@ -30,7 +30,7 @@ pub struct TraitAttrs {
 
 const TRAIT_KEYS: &str =
     "`namespace`, `namespace_separator`, `param_style`, `allow_unknown_params`, `crate`";
-const METHOD_KEYS: &str = "`name`, `aliases`, `param_style`, `allow_unknown_params`";
+const METHOD_KEYS: &str = "`name`, `aliases`, `param_style`, `allow_unknown_params`, `idempotent`";
 
 impl TraitAttrs {
     pub fn parse(cx: &Ctxt, args: TokenStream) -> Self {
@@ -87,6 +87,8 @@ pub struct MethodAttr {
     pub aliases: Vec<LitStr>,
     pub param_style: Option<ParamStyle>,
     pub allow_unknown_params: bool,
+    /// Safe to send twice, so a client may retry it.
+    pub idempotent: bool,
 }
 
 impl MethodAttr {
@@ -122,6 +124,7 @@ impl MethodAttr {
             aliases: Vec::new(),
             param_style: None,
             allow_unknown_params: false,
+            idempotent: false,
         };
         if let syn::Meta::Path(_) = attr.meta {
             return parsed;
@@ -141,6 +144,8 @@ impl MethodAttr {
                 parsed.param_style = Some(parse_param_style(cx, &meta)?);
             } else if meta.path.is_ident("allow_unknown_params") {
                 parsed.allow_unknown_params = parse_flag(cx, &meta)?;
+            } else if meta.path.is_ident("idempotent") {
+                parsed.idempotent = parse_flag(cx, &meta)?;
             } else {
                 unknown_key(cx, &meta, &which, METHOD_KEYS)?;
             }

@@ -68,9 +68,9 @@ where
     R: DeserializeOwned,
 {
     let params = params?;
-    let reply = transport
-        .send_request(OutgoingRequest::new(method.name(), params.as_ref()))
-        .await?;
+    let request =
+        OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
+    let reply = transport.send_request(request).await?;
     client::decode_result(&reply)
 }
 
@@ -84,9 +84,9 @@ where
     T: Transport + ?Sized,
 {
     let params = params?;
-    transport
-        .send_notification(OutgoingRequest::new(method.name(), params.as_ref()))
-        .await
+    let notification =
+        OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
+    transport.send_notification(notification).await
 }
 
 /// Names `T` of `Result<T, E>` for a return type spelled as an alias without

@@ -1,5 +1,6 @@
 //! What a handler may know about the request it serves: the transport, the
-//! peer's address, the HTTP headers, and a handle to its connection.
+//! peer's address, the HTTP headers (`http` feature), and a handle to its
+//! connection.
 
 use std::net::SocketAddr;
 
@@ -58,8 +59,10 @@ pub enum TransportKind {
 pub struct Context {
     transport: TransportKind,
     remote_addr: Option<SocketAddr>,
-    #[cfg(feature = "rt")]
+    #[cfg(feature = "duplex")]
     connection: Option<crate::transport::Connection>,
+    #[cfg(feature = "http")]
+    headers: Option<http::HeaderMap>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -71,8 +74,10 @@ impl Context {
         Context {
             transport,
             remote_addr: None,
-            #[cfg(feature = "rt")]
+            #[cfg(feature = "duplex")]
             connection: None,
+            #[cfg(feature = "http")]
+            headers: None,
         }
     }
 
@@ -95,12 +100,38 @@ impl Context {
     /// The connection the request came on, on two-way transports (WebSocket,
     /// TCP, stdio): a handle to send notifications and requests back to the
     /// peer, for example through a generated client.
-    #[cfg(feature = "rt")]
+    #[cfg(feature = "duplex")]
     pub fn connection(&self) -> Option<&crate::transport::Connection> {
         self.connection.as_ref()
     }
 
-    #[cfg(feature = "rt")]
+    /// The HTTP request's headers, on the HTTP transport (also for the
+    /// WebSocket upgrade request): where credentials such as `Authorization`
+    /// arrive.
+    ///
+    /// ```
+    /// use rpc_runtime::{Context, TransportKind};
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// headers.insert("authorization", "Bearer t0ken".parse().unwrap());
+    /// let cx = Context::new(TransportKind::Http).with_headers(headers);
+    /// let auth = cx.headers().and_then(|h| h.get("authorization"));
+    /// assert_eq!(auth.unwrap(), "Bearer t0ken");
+    /// assert!(Context::new(TransportKind::Stdio).headers().is_none());
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.headers.as_ref()
+    }
+
+    /// Sets the HTTP request's headers.
+    #[cfg(feature = "http")]
+    pub fn with_headers(mut self, headers: http::HeaderMap) -> Self {
+        self.headers = Some(headers);
+        self
+    }
+
+    #[cfg(feature = "duplex")]
     pub(crate) fn with_connection(mut self, connection: crate::transport::Connection) -> Self {
         self.connection = Some(connection);
         self

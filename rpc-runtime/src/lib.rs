@@ -13,7 +13,7 @@
 //! | [`params`] | decoding params by position or name, with `-32602` details |
 //! | [`router`] | the method table, batches, notifications, panic isolation, limits |
 //! | [`service`] | the [`RpcService`] interface between router and methods |
-//! | [`context`] | per-request [`Context`]: transport, peer, connection |
+//! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
 //! | `transport` | HTTP, WebSocket and stream transports, limits, graceful shutdown (cargo features) |

@@ -98,6 +98,7 @@ pub struct MethodInfo {
     docs: &'static str,
     param_style: ParamStyle,
     allow_unknown_params: bool,
+    idempotent: bool,
 }
 
 impl MethodInfo {
@@ -113,6 +114,7 @@ impl MethodInfo {
             docs: "",
             param_style: ParamStyle::Positional,
             allow_unknown_params: false,
+            idempotent: false,
         }
     }
 
@@ -165,6 +167,24 @@ impl MethodInfo {
     /// answering `-32602`.
     pub const fn allow_unknown_params(mut self) -> Self {
         self.allow_unknown_params = true;
+        self
+    }
+
+    /// Marks the method safe to send more than once: calling it twice has the
+    /// same effect as calling it once (a read, or a write keyed by the
+    /// caller's own id). Only such calls are retried by a client with a
+    /// [`RetryPolicy`](crate::client::RetryPolicy); `#[method(idempotent)]`
+    /// sets it.
+    ///
+    /// ```
+    /// use rpc_runtime::MethodInfo;
+    ///
+    /// static GET_TASK: MethodInfo = MethodInfo::method("tasks/get").idempotent();
+    /// assert!(GET_TASK.is_idempotent());
+    /// assert!(!MethodInfo::method("message/send").is_idempotent());
+    /// ```
+    pub const fn idempotent(mut self) -> Self {
+        self.idempotent = true;
         self
     }
 
@@ -222,6 +242,31 @@ impl MethodInfo {
     /// Whether unknown named params are ignored rather than refused.
     pub const fn allows_unknown_params(&self) -> bool {
         self.allow_unknown_params
+    }
+
+    /// Whether the method is safe to send more than once, and so to retry.
+    ///
+    /// ```
+    /// use rpc_macros::rpc;
+    /// use rpc_runtime::RpcResult;
+    ///
+    /// #[rpc(crate = "::rpc_runtime")]
+    /// pub trait Tasks {
+    ///     /// Reading a task twice does no harm.
+    ///     #[method(name = "tasks/get", idempotent)]
+    ///     async fn get(&self, id: String) -> RpcResult<String>;
+    ///
+    ///     /// Sending a message twice may start the work twice.
+    ///     #[method(name = "message/send")]
+    ///     async fn send(&self, text: String) -> RpcResult<String>;
+    /// }
+    ///
+    /// let methods = TasksService::<()>::INFO.methods();
+    /// assert!(methods[0].is_idempotent());
+    /// assert!(!methods[1].is_idempotent());
+    /// ```
+    pub const fn is_idempotent(&self) -> bool {
+        self.idempotent
     }
 }
 

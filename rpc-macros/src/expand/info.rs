@@ -63,8 +63,9 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
     let lenient = method
         .allow_unknown_params
         .then(|| quote!(.allow_unknown_params()));
+    let idempotent = method.attr.idempotent.then(|| quote!(.idempotent()));
     quote! {
-        #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient
+        #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient #idempotent
     }
 }
 

@@ -8,6 +8,7 @@ mod batch;
 mod error;
 mod in_process;
 mod params;
+mod retry;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -18,6 +19,7 @@ pub use batch::{Batch, BatchResponse, BatchSlot};
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
+pub use retry::RetryPolicy;
 
 use crate::Response;
 
@@ -66,12 +68,38 @@ pub trait Transport: Send + Sync {
 pub struct OutgoingRequest<'a> {
     method: &'a str,
     params: Option<&'a Params>,
+    idempotent: bool,
 }
 
 impl<'a> OutgoingRequest<'a> {
-    /// A call of `method` with `params` (absent when `None`).
+    /// A call of `method` with `params` (absent when `None`), not marked
+    /// idempotent.
     pub fn new(method: &'a str, params: Option<&'a Params>) -> Self {
-        OutgoingRequest { method, params }
+        OutgoingRequest {
+            method,
+            params,
+            idempotent: false,
+        }
+    }
+
+    /// Marks the call safe to send more than once (or not): only such calls
+    /// are retried by a transport with a [`RetryPolicy`]. Generated clients
+    /// set it from [`MethodInfo::is_idempotent`](crate::MethodInfo::is_idempotent).
+    ///
+    /// ```
+    /// use rpc_runtime::client::OutgoingRequest;
+    ///
+    /// let request = OutgoingRequest::new("eth_blockNumber", None).idempotent(true);
+    /// assert!(request.is_idempotent());
+    /// ```
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// Whether the call is safe to send more than once.
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
     }
 
     /// The method name.

@@ -71,7 +71,7 @@ impl Router {
     }
 
     /// A router with no methods: it answers every request with `-32601`.
-    #[cfg(feature = "rt")]
+    #[cfg(feature = "duplex")]
     pub(crate) fn empty() -> Self {
         Router::from_parts(Vec::new(), HashMap::new(), DEFAULT_MAX_BATCH_LEN)
     }

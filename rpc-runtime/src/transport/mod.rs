@@ -5,18 +5,25 @@
 //!
 //! | feature | server | client |
 //! |---|---|---|
-//! | `http` | [`Server::serve_http`], also a `tower::Service` | `HttpClient` |
+//! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | [`HttpClient`] |
 //! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
 //! through its [`ServerHandle`].
 
+#[cfg(feature = "duplex")]
 mod connection;
+#[cfg(feature = "http")]
+pub mod http;
 mod limits;
 mod server;
 #[cfg(feature = "stream")]
 pub mod stream;
 
+#[cfg(feature = "duplex")]
 pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
 pub use limits::Limits;
 pub use server::{Server, ServerHandle};
+
+#[cfg(feature = "http")]
+pub use self::http::{HttpClient, HttpService};

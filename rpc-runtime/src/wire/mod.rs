@@ -1,12 +1,12 @@
 //! The JSON-RPC 2.0 wire format: ids, requests and responses.
 
-#[cfg(feature = "rt")]
+#[cfg(feature = "duplex")]
 mod classify;
 mod id;
 mod request;
 mod response;
 
-#[cfg(feature = "rt")]
+#[cfg(feature = "duplex")]
 pub(crate) use classify::{Incoming, classify};
 pub use id::Id;
 pub use request::Request;

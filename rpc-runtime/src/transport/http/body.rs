@@ -1,0 +1,75 @@
+//! The body of the server's responses.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
+
+/// The body of a response of the HTTP server: the reply text in one piece,
+/// or nothing.
+///
+/// It implements [`http_body::Body`](Body) with `Bytes` data and no error,
+/// so it fits hyper, axum (as an `IntoResponse`) and tower middleware.
+///
+/// ```
+/// use hyper::body::Body;
+/// use rpc_runtime::transport::http::ResponseBody;
+///
+/// let body = ResponseBody::from(String::from("{}"));
+/// assert_eq!(body.size_hint().exact(), Some(2));
+/// assert!(ResponseBody::empty().is_end_stream());
+/// ```
+#[derive(Debug, Default)]
+pub struct ResponseBody {
+    data: Option<Bytes>,
+}
+
+impl ResponseBody {
+    /// A body with nothing in it.
+    pub fn empty() -> Self {
+        ResponseBody { data: None }
+    }
+}
+
+impl From<Bytes> for ResponseBody {
+    fn from(data: Bytes) -> Self {
+        ResponseBody {
+            data: (!data.is_empty()).then_some(data),
+        }
+    }
+}
+
+impl From<String> for ResponseBody {
+    /// Takes the string's buffer as it is, without a copy.
+    fn from(text: String) -> Self {
+        ResponseBody::from(Bytes::from(text))
+    }
+}
+
+impl From<&'static str> for ResponseBody {
+    fn from(text: &'static str) -> Self {
+        ResponseBody::from(Bytes::from_static(text.as_bytes()))
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.data.take().map(|data| Ok(Frame::data(data))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.data.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.data.as_ref().map_or(0, |data| data.len() as u64))
+    }
+}

@@ -1,0 +1,560 @@
+//! The HTTP client: one `POST` per call on pooled keep-alive connections.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, Request, Uri};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::{self, connect::HttpConnector};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::Response;
+use crate::client::{
+    Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,
+    Transport, TransportError, TransportErrorKind,
+};
+
+/// The most of an error response's body kept in [`HttpError::body`].
+const ERROR_BODY_LIMIT: usize = 1024;
+
+/// The default limit on a reply's size.
+const DEFAULT_MAX_RESPONSE_SIZE: usize = 64 * 1024 * 1024;
+
+/// A JSON-RPC client over HTTP: each call is one `POST` to the server's URL,
+/// on a pool of kept-alive connections.
+///
+/// Cheap to clone: clones share the pool and the settings. Use it as the
+/// transport of a generated client (`FooClient::new(http)`) or untyped with
+/// [`ClientExt`](crate::client::ClientExt). Failures come in the layers of
+/// [`ClientError`]:
+///
+/// - [`Transport`](ClientError::Transport): the connection could not be made
+///   ([`Connect`](TransportErrorKind::Connect)), was lost before the reply
+///   ([`Closed`](TransportErrorKind::Closed)), the call took longer than the
+///   [`timeout`](HttpClientBuilder::timeout)
+///   ([`Timeout`](TransportErrorKind::Timeout)), or the reply was over
+///   [`max_response_size`](HttpClientBuilder::max_response_size)
+///   ([`Refused`](TransportErrorKind::Refused));
+/// - [`Http`](ClientError::Http): a status other than 2xx, with the
+///   `Retry-After` delay (seconds or an HTTP date) and the start of the body;
+/// - [`Rpc`](ClientError::Rpc): the server's JSON-RPC error object;
+/// - [`Decode`](ClientError::Decode): the reply was not a JSON-RPC response,
+///   answered another id than the request's, or its result did not fit.
+///
+/// Plain `http://` only (no TLS). Batches are sent as one `POST`.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use rpc_runtime::client::{ClientExt, RetryPolicy};
+/// use rpc_runtime::transport::http::HttpClient;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = HttpClient::builder("http://127.0.0.1:3000/rpc")
+///     .header("authorization", "Bearer s3cret")
+///     .timeout(Duration::from_secs(10))
+///     .retry(RetryPolicy::new(3))
+///     .build()?;
+/// let height: u64 = client.call("eth_blockNumber", None).await?;
+/// # let _ = height; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct HttpClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: legacy::Client<HttpConnector, Full<Bytes>>,
+    uri: Uri,
+    headers: HeaderMap,
+    timeout: Option<Duration>,
+    retry: Option<RetryPolicy>,
+    max_response_size: usize,
+    next_id: AtomicU64,
+}
+
+impl fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        // Header values may be credentials: their names only.
+        f.debug_struct("HttpClient")
+            .field("uri", &inner.uri)
+            .field("headers", &inner.headers.keys().collect::<Vec<_>>())
+            .field("timeout", &inner.timeout)
+            .field("retry", &inner.retry)
+            .field("max_response_size", &inner.max_response_size)
+            .finish()
+    }
+}
+
+impl HttpClient {
+    /// A client of the server at `url` (`http://host:port/path`), with
+    /// default settings: no timeout, no retries.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::http::HttpClient;
+    ///
+    /// assert!(HttpClient::new("http://127.0.0.1:3000/rpc").is_ok());
+    /// assert!(HttpClient::new("not a url").is_err());
+    /// assert!(HttpClient::new("https://example.com/").is_err(), "no TLS");
+    /// ```
+    pub fn new(url: &str) -> Result<Self, HttpConfigError> {
+        HttpClient::builder(url).build()
+    }
+
+    /// A builder for a client of the server at `url`, to set headers, a
+    /// timeout and a retry policy. A bad URL is reported by
+    /// [`build`](HttpClientBuilder::build).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rpc_runtime::transport::http::HttpClient;
+    ///
+    /// let client = HttpClient::builder("http://127.0.0.1:3000/a2a")
+    ///     .header("a2a-version", "1.0")
+    ///     .timeout(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(client.url().path(), "/a2a");
+    /// ```
+    pub fn builder(url: &str) -> HttpClientBuilder {
+        HttpClientBuilder {
+            uri: parse_url(url),
+            headers: HeaderMap::new(),
+            error: None,
+            timeout: None,
+            retry: None,
+            max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
+        }
+    }
+
+    /// The URL calls are sent to.
+    pub fn url(&self) -> &Uri {
+        &self.inner.uri
+    }
+
+    /// `POST`s `body` once and returns the body of a 2xx response.
+    async fn post(&self, body: Bytes) -> Result<Bytes, ClientError> {
+        let inner = &self.inner;
+        let exchange = async {
+            let mut request = Request::new(Full::new(body));
+            *request.method_mut() = Method::POST;
+            *request.uri_mut() = inner.uri.clone();
+            *request.headers_mut() = inner.headers.clone();
+            let response = inner.client.request(request).await.map_err(send_error)?;
+            let (parts, body) = response.into_parts();
+            if !parts.status.is_success() {
+                return Err(ClientError::Http(HttpError::new(
+                    parts.status.as_u16(),
+                    retry_after(&parts.headers),
+                    body_start(body).await,
+                )));
+            }
+            match Limited::new(body, inner.max_response_size).collect().await {
+                Ok(body) => Ok(body.to_bytes()),
+                Err(err) if err.is::<LengthLimitError>() => Err(ClientError::Transport(
+                    TransportError::with_source(TransportErrorKind::Refused, err),
+                )),
+                Err(err) => Err(ClientError::Transport(TransportError::with_source(
+                    TransportErrorKind::Closed,
+                    err,
+                ))),
+            }
+        };
+        match inner.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, exchange)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::Transport(TransportError::new(
+                        TransportErrorKind::Timeout,
+                    )))
+                }),
+            None => exchange.await,
+        }
+    }
+
+    /// Runs `attempt` until it succeeds, or fails in a way the retry policy
+    /// does not retry. Calls not marked idempotent are attempted once.
+    async fn with_retries<T, F, Fut>(
+        &self,
+        idempotent: bool,
+        mut attempt: F,
+    ) -> Result<T, ClientError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, ClientError>>,
+    {
+        let policy = self.inner.retry.as_ref().filter(|_| idempotent);
+        let mut attempts = 1;
+        loop {
+            let result = attempt().await;
+            let delay = match (&result, policy) {
+                (Err(err), Some(policy)) => policy.delay_after(attempts, err),
+                _ => None,
+            };
+            let Some(delay) = delay else {
+                return result;
+            };
+            tracing::debug!(attempts, ?delay, "retrying an idempotent call");
+            tokio::time::sleep(delay).await;
+            attempts += 1;
+        }
+    }
+}
+
+impl Transport for HttpClient {
+    async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = Bytes::from(request.to_text(Some(id)));
+        let reply = self
+            .with_retries(request.is_idempotent(), || self.post(body.clone()))
+            .await?;
+        reply_to(reply, id)
+    }
+
+    async fn send_notification(
+        &self,
+        notification: OutgoingRequest<'_>,
+    ) -> Result<(), ClientError> {
+        let body = Bytes::from(notification.to_text(None));
+        let reply = self
+            .with_retries(notification.is_idempotent(), || self.post(body.clone()))
+            .await?;
+        // Nothing is expected back; a server that answers anyway with an
+        // error object (it could not read the message) is heard.
+        match serde_json::from_slice::<Response<'_>>(&reply) {
+            Ok(response) => response.into_result().map(drop).map_err(ClientError::Rpc),
+            Err(_) => Ok(()),
+        }
+    }
+
+    async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {
+        let requests = batch.request_count();
+        let first_id = self
+            .inner
+            .next_id
+            .fetch_add(requests as u64, Ordering::Relaxed);
+        let reply = self.post(Bytes::from(batch.to_text(first_id))).await?;
+        if reply.iter().all(u8::is_ascii_whitespace) {
+            // Only notifications, or a server that answers nothing.
+            return Ok(BatchResponse::from_replies(Vec::new()));
+        }
+        BatchResponse::from_reply(requests, first_id, &into_text(reply)?)
+    }
+}
+
+/// The reply to the request with `id`, checked to be a response to it.
+fn reply_to(reply: Bytes, id: u64) -> Result<String, ClientError> {
+    let text = into_text(reply)?;
+    let response: Response<'_> = serde_json::from_str(&text).map_err(invalid_reply)?;
+    match response.id() {
+        Some(echoed) if echoed.as_u64() == Some(id) => {}
+        // The server could not read the request's id: its error is the answer.
+        None if response.result().is_err() => {}
+        echoed => {
+            let echoed = echoed.map_or("null", |id| id.as_json());
+            return Err(invalid_reply(serde::de::Error::custom(format_args!(
+                "the reply is for id {echoed}, the request had id {id}"
+            ))));
+        }
+    }
+    Ok(text)
+}
+
+fn into_text(reply: Bytes) -> Result<String, ClientError> {
+    if reply.is_empty() {
+        return Err(invalid_reply(serde::de::Error::custom(
+            "the server sent no reply to a request",
+        )));
+    }
+    String::from_utf8(reply.into()).map_err(|err| invalid_reply(serde::de::Error::custom(err)))
+}
+
+fn invalid_reply(err: serde_json::Error) -> ClientError {
+    ClientError::Decode(DecodeError::invalid_response(err))
+}
+
+/// The transport error for a request that got no response.
+fn send_error(err: legacy::Error) -> ClientError {
+    let kind = if err.is_connect() {
+        TransportErrorKind::Connect
+    } else {
+        let hyper_error = std::error::Error::source(&err)
+            .and_then(|source| source.downcast_ref::<hyper::Error>());
+        match hyper_error {
+            Some(err) if err.is_parse() || err.is_user() => TransportErrorKind::Io,
+            Some(err) if err.is_timeout() => TransportErrorKind::Timeout,
+            _ => TransportErrorKind::Closed,
+        }
+    };
+    ClientError::Transport(TransportError::with_source(kind, err))
+}
+
+/// The start of an error response's body, for diagnostics.
+async fn body_start(mut body: Incoming) -> String {
+    let mut start = Vec::new();
+    while start.len() < ERROR_BODY_LIMIT {
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    start.extend_from_slice(data);
+                }
+            }
+            _ => break,
+        }
+    }
+    start.truncate(ERROR_BODY_LIMIT);
+    let text = String::from_utf8_lossy(&start);
+    text.trim_end().to_owned()
+}
+
+/// The delay asked for in `Retry-After`: seconds, or an HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+fn parse_url(url: &str) -> Result<Uri, HttpConfigError> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|err| HttpConfigError::new(format!("invalid URL `{url}`: {err}")))?;
+    match uri.scheme_str() {
+        Some("http") if uri.host().is_some() => Ok(uri),
+        Some("http") => Err(HttpConfigError::new(format!("no host in URL `{url}`"))),
+        Some(scheme) => Err(HttpConfigError::new(format!(
+            "unsupported scheme `{scheme}` in `{url}`: only http:// is supported"
+        ))),
+        None => Err(HttpConfigError::new(format!(
+            "invalid URL `{url}`: expected http://host[:port][/path]"
+        ))),
+    }
+}
+
+/// Settings of an [`HttpClient`]; see [`HttpClient::builder`].
+///
+/// ```
+/// use std::time::Duration;
+/// use rpc_runtime::client::RetryPolicy;
+/// use rpc_runtime::transport::http::HttpClient;
+///
+/// let client = HttpClient::builder("http://127.0.0.1:8545")
+///     .header("x-api-key", "k3y")
+///     .timeout(Duration::from_secs(5))
+///     .retry(RetryPolicy::new(4).base_backoff(Duration::from_millis(50)))
+///     .build()
+///     .unwrap();
+/// assert_eq!(client.url().port_u16(), Some(8545));
+///
+/// let err = HttpClient::builder("http://127.0.0.1:8545").header("bad name", "x").build().unwrap_err();
+/// assert!(err.to_string().contains("bad name"));
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+#[derive(Debug)]
+pub struct HttpClientBuilder {
+    uri: Result<Uri, HttpConfigError>,
+    headers: HeaderMap,
+    error: Option<HttpConfigError>,
+    timeout: Option<Duration>,
+    retry: Option<RetryPolicy>,
+    max_response_size: usize,
+}
+
+impl HttpClientBuilder {
+    /// Adds a header to every request (`authorization`, an API key, A2A's
+    /// `A2A-Version`, ...). Setting a header the client sends by default
+    /// (`content-type`, `accept`, `user-agent`) replaces it; setting one
+    /// twice sends both values. `authorization` and `cookie` values are
+    /// marked sensitive.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        let name = match HeaderName::from_bytes(name.as_bytes()) {
+            Ok(name) => name,
+            Err(_) => return self.fail(format!("invalid header name `{name}`")),
+        };
+        let mut value = match HeaderValue::from_str(value) {
+            Ok(value) => value,
+            Err(_) => return self.fail(format!("invalid value for header `{name}`")),
+        };
+        if matches!(
+            name,
+            header::AUTHORIZATION | header::PROXY_AUTHORIZATION | header::COOKIE
+        ) {
+            value.set_sensitive(true);
+        }
+        self.headers.append(name, value);
+        self
+    }
+
+    /// Adds every header of `headers`, as [`header`](Self::header) does.
+    pub fn headers(mut self, headers: HeaderMap) -> Self {
+        for (name, value) in &headers {
+            self.headers.append(name, value.clone());
+        }
+        self
+    }
+
+    /// Fails a call that takes longer than `timeout` (each attempt, when
+    /// retries are on) with a [`Timeout`](TransportErrorKind::Timeout)
+    /// transport error. No timeout by default.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Retries the calls marked idempotent as `policy` says (see
+    /// [`RetryPolicy`] for when). No retries by default; batches are never
+    /// retried.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Refuses replies larger than `bytes` (default 64 MiB) with a
+    /// [`Refused`](TransportErrorKind::Refused) transport error.
+    pub fn max_response_size(mut self, bytes: usize) -> Self {
+        self.max_response_size = bytes;
+        self
+    }
+
+    fn fail(mut self, message: String) -> Self {
+        self.error.get_or_insert(HttpConfigError::new(message));
+        self
+    }
+
+    /// The client, or the first mistake in its settings (a bad URL, a bad header).
+    pub fn build(self) -> Result<HttpClient, HttpConfigError> {
+        let uri = self.uri?;
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        headers.insert(
+            header::USER_AGENT,
+            HeaderValue::from_static(concat!("typed-rpc/", env!("CARGO_PKG_VERSION"))),
+        );
+        // The first value of each name replaces a default, the next ones add to it.
+        headers.extend(self.headers);
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = legacy::Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .build(connector);
+        Ok(HttpClient {
+            inner: Arc::new(Inner {
+                client,
+                uri,
+                headers,
+                timeout: self.timeout,
+                retry: self.retry,
+                max_response_size: self.max_response_size,
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+}
+
+/// A mistake in the settings of an [`HttpClient`]: a bad URL or header.
+///
+/// ```
+/// use rpc_runtime::transport::http::HttpClient;
+///
+/// let err = HttpClient::new("ftp://127.0.0.1/").unwrap_err();
+/// assert_eq!(err.to_string(), "unsupported scheme `ftp` in `ftp://127.0.0.1/`: only http:// is supported");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpConfigError {
+    message: String,
+}
+
+impl HttpConfigError {
+    fn new(message: String) -> Self {
+        HttpConfigError { message }
+    }
+}
+
+impl fmt::Display for HttpConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HttpConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_retry_after(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::RETRY_AFTER, value.parse().unwrap());
+        headers
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(
+            retry_after(&with_retry_after("120")),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            retry_after(&with_retry_after("Wed, 21 Oct 2015 07:28:00 GMT")),
+            Some(Duration::ZERO),
+            "a date in the past means now"
+        );
+        let later = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3600));
+        let delay = retry_after(&with_retry_after(&later)).unwrap();
+        assert!(delay > Duration::from_secs(3500) && delay <= Duration::from_secs(3600));
+        assert_eq!(retry_after(&with_retry_after("soon")), None);
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn replies_must_answer_the_request_id() {
+        let reply = |text: &'static str| Bytes::from_static(text.as_bytes());
+        assert!(reply_to(reply(r#"{"jsonrpc":"2.0","result":1,"id":7}"#), 7).is_ok());
+        let mismatch = reply_to(reply(r#"{"jsonrpc":"2.0","result":1,"id":8}"#), 7);
+        assert!(matches!(mismatch, Err(ClientError::Decode(_))));
+        let unread =
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+        assert!(reply_to(reply(unread), 7).is_ok(), "passed on as the error");
+        let null_result = reply_to(reply(r#"{"jsonrpc":"2.0","result":1,"id":null}"#), 7);
+        assert!(matches!(null_result, Err(ClientError::Decode(_))));
+        assert!(matches!(
+            reply_to(reply(""), 7),
+            Err(ClientError::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn headers_replace_defaults_and_add_up() {
+        let client = HttpClient::builder("http://localhost/")
+            .header("accept", "application/json-rpc")
+            .header("x-tag", "a")
+            .header("x-tag", "b")
+            .header("authorization", "Bearer t")
+            .build()
+            .unwrap();
+        let headers = &client.inner.headers;
+        assert_eq!(headers.get_all("accept").iter().count(), 1);
+        assert_eq!(headers["accept"], "application/json-rpc");
+        assert_eq!(headers.get_all("x-tag").iter().count(), 2);
+        assert!(headers["authorization"].is_sensitive());
+        assert!(!format!("{client:?}").contains("Bearer"));
+    }
+}

@@ -1,0 +1,540 @@
+//! The HTTP server: a `tower::Service` over the router, and the listener that serves it.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::Body;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio_util::sync::CancellationToken;
+
+use super::ResponseBody;
+use crate::transport::server::{Lifecycle, accept_loop, bind};
+use crate::transport::{Limits, Server, ServerHandle};
+use crate::{Context, Router, TransportKind};
+
+/// Errors of request bodies, as `http_body::Body` implementations give them.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a connection over the limit is sent before it is closed.
+const REFUSAL: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+
+/// The server as a [`tower::Service`](tower_service::Service) of HTTP
+/// requests, to mount in an axum (or any tower-based) app at a path of your
+/// choosing, under the layers you want (authentication, CORS, tracing, ...).
+///
+/// It answers as [`Server::serve_http`] does (see there for the status codes)
+/// and never fails: every problem is an HTTP response. Clones share the
+/// router. Handlers see [`TransportKind::Http`], the request's headers, and
+/// the peer's address when the request carries a [`SocketAddr`] extension
+/// (put it there from axum's `ConnectInfo` with a small layer).
+///
+/// ```
+/// use bytes::Bytes;
+/// use http_body_util::{BodyExt, Full};
+/// use rpc_runtime::transport::Server;
+/// use tower_service::Service;
+/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// # struct Nothing;
+/// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+/// # impl RpcService for Nothing {
+/// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+/// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+/// # }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut rpc = Server::new(Router::new(Nothing)).into_http_service();
+/// let request = http::Request::post("/rpc")
+///     .header("content-type", "application/json")
+///     .body(Full::new(Bytes::from_static(br#"{"jsonrpc":"2.0","method":"nope","id":1}"#)))
+///     .unwrap();
+/// let response = rpc.call(request).await.unwrap();
+/// assert_eq!(response.status(), 200);
+/// assert_eq!(response.headers()["content-type"], "application/json");
+/// let body = response.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(body, r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":1}"#);
+/// # });
+/// ```
+///
+/// In axum 0.8 (not a dependency of this crate, hence not compiled here):
+///
+/// ```ignore
+/// let rpc = Server::new(router).into_http_service();
+/// let app = axum::Router::new()
+///     .route_service("/rpc", rpc)
+///     .layer(tower_http::cors::CorsLayer::permissive());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// axum::serve(listener, app).await?;
+/// ```
+#[derive(Clone)]
+pub struct HttpService {
+    shared: Arc<Shared>,
+}
+
+/// What every request of one HTTP server needs.
+pub(crate) struct Shared {
+    pub(crate) router: Router,
+    pub(crate) limits: Limits,
+}
+
+impl fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpService")
+            .field("router", &self.shared.router)
+            .field("limits", &self.shared.limits)
+            .finish()
+    }
+}
+
+impl From<Server> for HttpService {
+    fn from(server: Server) -> Self {
+        HttpService {
+            shared: Arc::new(Shared {
+                router: server.router,
+                limits: server.limits,
+            }),
+        }
+    }
+}
+
+impl Server {
+    /// The server as a `tower::Service` of HTTP requests, to mount in an
+    /// axum app or serve with hyper yourself. See [`HttpService`].
+    ///
+    /// ```
+    /// use rpc_runtime::transport::{HttpService, Limits, Server};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// let service: HttpService = Server::new(Router::new(Nothing))
+    ///     .limits(Limits::default().max_message_size(1 << 20))
+    ///     .into_http_service();
+    /// let for_another_route = service.clone(); // clones share the router
+    /// # let _ = for_another_route;
+    /// ```
+    pub fn into_http_service(self) -> HttpService {
+        HttpService::from(self)
+    }
+
+    /// Serves JSON-RPC over HTTP/1.1 on `addr` until the returned handle is
+    /// shut down.
+    ///
+    /// Requests are `POST`ed to any path with a JSON body; connections are
+    /// kept alive between requests. The answers:
+    ///
+    /// | request | status | body |
+    /// |---|---|---|
+    /// | anything that gets a JSON-RPC reply, errors included | `200` | the reply, `Content-Type: application/json` |
+    /// | a notification, or a batch of notifications only | `204` | none |
+    /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
+    /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
+    /// | a body over [`Limits::max_message_size`] | `413` (the connection is closed) | a short text |
+    /// | a connection beyond [`Limits::max_connections`] | `503`, then closed | none |
+    ///
+    /// A missing `Content-Type` is taken for JSON (hand-written requests and
+    /// minimal clients need not spell it out); `application/json` may carry
+    /// `charset=utf-8`, and `application/json-rpc`, `application/jsonrequest`
+    /// and `application/*+json` are accepted too. A declared non-JSON type
+    /// is refused, curl's `--data` default
+    /// (`application/x-www-form-urlencoded`) included: use `curl --json`, or
+    /// `-H 'Content-Type: application/json'`. An oversized body is
+    /// refused on its `Content-Length` before any of it is read, and a chunked
+    /// one as soon as it grows past the limit: nothing over the limit is ever
+    /// buffered. A client that does not send its headers within
+    /// [`Limits::header_timeout`] is disconnected, and so is a kept-alive
+    /// connection idle for that long.
+    ///
+    /// A graceful [`shutdown`](ServerHandle::shutdown) stops accepting
+    /// connections, lets the requests in flight finish and send their
+    /// replies, and closes each connection once it is idle.
+    ///
+    /// ```no_run
+    /// use rpc_runtime::transport::Server;
+    /// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+    ///
+    /// let handle = Server::new(router).serve_http("127.0.0.1:3000").await?;
+    /// println!("listening on {}", handle.local_addr().unwrap());
+    /// // ... later:
+    /// handle.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<ServerHandle> {
+        let (listener, local_addr) = bind(addr).await?;
+        let limits = self.limits.clone();
+        let lifecycle = Lifecycle::default();
+        let service = self.into_http_service();
+        let mut builder = http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_wait())
+            .keep_alive(true);
+        let stopping = lifecycle.stopping.clone();
+        accept_loop(
+            listener,
+            &limits,
+            &lifecycle,
+            REFUSAL,
+            move |stream, peer| {
+                serve_connection(
+                    builder.clone(),
+                    stream,
+                    peer,
+                    service.shared.clone(),
+                    stopping.clone(),
+                )
+            },
+        );
+        Ok(ServerHandle::new(
+            Some(local_addr),
+            lifecycle,
+            limits.shutdown_wait(),
+        ))
+    }
+}
+
+/// Serves one connection until the peer closes it, or until the server stops
+/// and the request in flight (if any) has been answered.
+async fn serve_connection(
+    builder: http1::Builder,
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    stopping: CancellationToken,
+) {
+    let service = hyper::service::service_fn(move |request| {
+        let shared = shared.clone();
+        async move { Ok::<_, Infallible>(shared.respond(request, Some(peer)).await) }
+    });
+    let connection = builder
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    let served = tokio::select! {
+        served = connection.as_mut() => served,
+        () = stopping.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(err) = served {
+        tracing::debug!(%peer, %err, "HTTP connection ended with an error");
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = HttpResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> HttpResponseFuture {
+        let shared = self.shared.clone();
+        HttpResponseFuture(Box::pin(async move {
+            let peer = request.extensions().get::<SocketAddr>().copied();
+            Ok(shared.respond(request, peer).await)
+        }))
+    }
+}
+
+/// The response future of [`HttpService`]: resolves to the response, never
+/// to an error.
+///
+/// ```
+/// use std::convert::Infallible;
+/// use rpc_runtime::transport::http::{HttpResponseFuture, ResponseBody};
+///
+/// fn is_response_future<F: Future<Output = Result<http::Response<ResponseBody>, Infallible>> + Send>() {}
+/// is_response_future::<HttpResponseFuture>();
+/// ```
+pub struct HttpResponseFuture(
+    Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>,
+);
+
+impl Future for HttpResponseFuture {
+    type Output = Result<Response<ResponseBody>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        self.0.as_mut().poll(cx)
+    }
+}
+
+impl fmt::Debug for HttpResponseFuture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HttpResponseFuture")
+    }
+}
+
+impl Shared {
+    /// Answers one HTTP request.
+    #[allow(unexpected_cfgs)] // `ws` is declared with the WebSocket transport.
+    pub(crate) async fn respond<B>(
+        &self,
+        request: Request<B>,
+        peer: Option<SocketAddr>,
+    ) -> Response<ResponseBody>
+    where
+        B: Body,
+        B::Error: Into<BoxError>,
+    {
+        if request.method() != Method::POST {
+            if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
+                // HOOK(ws): WebSocket on the same port as HTTP. The `ws`
+                // feature provides
+                //     pub(crate) fn upgrade<B>(request: Request<B>,
+                //         shared: &crate::transport::http::server::Shared,
+                //         peer: Option<SocketAddr>) -> Response<ResponseBody>
+                // in `transport/ws`, which answers `101 Switching Protocols`
+                // (or a `400` for a bad handshake) and serves the upgraded
+                // connection (`hyper::upgrade::on(request)`; connections are
+                // served `with_upgrades`) with `shared.router` under
+                // `shared.limits`. To join graceful shutdown it will want the
+                // server's `Lifecycle` in `Shared` (absent when mounted in axum).
+                // Without the feature, an upgrade is an ordinary `GET`: `405`.
+                #[cfg(feature = "ws")]
+                return crate::transport::ws::upgrade(request, self, peer);
+            }
+            return method_not_allowed();
+        }
+        let headers = request.headers();
+        if !is_json(headers) || is_encoded(headers) {
+            return unsupported_media_type();
+        }
+        let limit = self.limits.message_size();
+        if declared_length(headers).is_some_and(|length| length > limit as u64) {
+            return too_large();
+        }
+        let (parts, body) = request.into_parts();
+        let body = match Limited::new(body, limit).collect().await {
+            Ok(body) => body.to_bytes(),
+            Err(err) if err.is::<LengthLimitError>() => return too_large(),
+            Err(err) => {
+                tracing::debug!(%err, "could not read an HTTP request body");
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    "The request body could not be read.\n",
+                );
+            }
+        };
+        let mut context = Context::new(TransportKind::Http).with_headers(parts.headers);
+        if let Some(peer) = peer {
+            context = context.with_remote_addr(peer);
+        }
+        match self.router.handle_with(&body, &context).await {
+            Some(reply) => {
+                let mut response = Response::new(ResponseBody::from(reply));
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_TYPE, application_json());
+                response
+            }
+            None => {
+                let mut response = Response::new(ResponseBody::empty());
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                response
+            }
+        }
+    }
+}
+
+fn application_json() -> HeaderValue {
+    HeaderValue::from_static("application/json")
+}
+
+/// Whether the request is a WebSocket handshake.
+fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
+    let has_token = |name, token: &str| {
+        headers.get_all(name).iter().any(|value| {
+            value.to_str().is_ok_and(|value| {
+                value
+                    .split(',')
+                    .any(|item| item.trim().eq_ignore_ascii_case(token))
+            })
+        })
+    };
+    has_token(header::CONNECTION, "upgrade") && has_token(header::UPGRADE, "websocket")
+}
+
+/// Whether the body is declared JSON in UTF-8, or not declared at all.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return true;
+    };
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    let mut parts = value.split(';');
+    let essence = parts.next().unwrap_or_default().trim();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return essence.is_empty();
+    };
+    let subtype = subtype.to_ascii_lowercase();
+    let json = kind.eq_ignore_ascii_case("application")
+        && (matches!(subtype.as_str(), "json" | "json-rpc" | "jsonrequest")
+            || subtype.ends_with("+json"));
+    json && parts.all(|param| match param.split_once('=') {
+        Some((name, value)) if name.trim().eq_ignore_ascii_case("charset") => {
+            value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        }
+        _ => true,
+    })
+}
+
+/// Whether the body comes compressed (or otherwise encoded), which the server does not undo.
+fn is_encoded(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .any(|value| !value.as_bytes().eq_ignore_ascii_case(b"identity"))
+}
+
+/// The body's declared length, if it has one.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// A short plain-text answer for an HTTP-level refusal.
+fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::from(Bytes::from_static(text.as_bytes())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+#[cold]
+fn method_not_allowed() -> Response<ResponseBody> {
+    let mut response = plain(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "JSON-RPC requests are sent with POST.\n",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
+
+#[cold]
+fn unsupported_media_type() -> Response<ResponseBody> {
+    let mut response = plain(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "The body must be JSON in UTF-8, not compressed: send Content-Type: application/json \
+         (with curl: --json, or -H 'Content-Type: application/json').\n",
+    );
+    response
+        .headers_mut()
+        .insert(header::ACCEPT, application_json());
+    response
+}
+
+#[cold]
+fn too_large() -> Response<ResponseBody> {
+    let mut response = plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "The request body is over the server's size limit.\n",
+    );
+    // The rest of the body is never read, so the connection cannot be reused.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(name, value)| {
+                (
+                    header::HeaderName::from_static(name),
+                    HeaderValue::from_static(value),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn json_content_types() {
+        for accepted in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;charset=\"UTF-8\"",
+            "application/json-rpc",
+            "application/jsonrequest",
+            "application/vnd.api+json",
+            "",
+        ] {
+            assert!(
+                is_json(&headers(&[("content-type", accepted)])),
+                "{accepted}"
+            );
+        }
+        assert!(is_json(&HeaderMap::new()), "missing is lenient");
+        for refused in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "application/json; charset=iso-8859-1",
+            "text/json",
+            "json",
+        ] {
+            assert!(
+                !is_json(&headers(&[("content-type", refused)])),
+                "{refused}"
+            );
+        }
+    }
+
+    #[test]
+    fn websocket_handshakes() {
+        assert!(is_websocket_upgrade(&headers(&[
+            ("connection", "keep-alive, Upgrade"),
+            ("upgrade", "websocket"),
+        ])));
+        assert!(!is_websocket_upgrade(&headers(&[("upgrade", "websocket")])));
+        assert!(!is_websocket_upgrade(&headers(&[
+            ("connection", "upgrade"),
+            ("upgrade", "h2c"),
+        ])));
+    }
+
+    #[test]
+    fn encodings() {
+        assert!(!is_encoded(&HeaderMap::new()));
+        assert!(!is_encoded(&headers(&[("content-encoding", "identity")])));
+        assert!(is_encoded(&headers(&[("content-encoding", "gzip")])));
+    }
+}
