@@ -1,97 +1,151 @@
-//! The calculator of the JSON-RPC 2.0 specification's examples, served and
-//! called through the typed client.
+//! The calculator of the JSON-RPC 2.0 specification, served for real.
+//!
+//! ```text
+//! calculator                      serve HTTP on 127.0.0.1:3000
+//! calculator --http 127.0.0.1:PORT --tcp 127.0.0.1:PORT   (any combination)
+//! calculator --stdio [--framing lines|content-length]
+//! ```
+//!
+//! Each network listener prints `listening on <scheme>://<addr>` (with the
+//! real port when given port 0). The TCP listener speaks newline-delimited
+//! JSON. With `--stdio`, stdout carries only messages and the server stops
+//! when stdin ends. SIGTERM or Ctrl-C starts a graceful shutdown: requests
+//! in flight finish and get their replies.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+#[path = "common/calculator_api.rs"]
+mod calculator_api;
 
-use typed_rpc::client::InProcess;
-use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
+use std::io::Write;
+use std::process::ExitCode;
 
-/// The calculator API of the JSON-RPC 2.0 specification's examples.
-#[rpc]
-pub trait Calculator {
-    /// Subtracts `subtrahend` from `minuend`.
-    #[method(name = "subtract")]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
+use calculator_api::{Calc, Calculator};
+use typed_rpc::Router;
+use typed_rpc::transport::stream::Framing;
+use typed_rpc::transport::{Server, ServerHandle};
 
-    /// Adds `a` and `b`; fails on overflow.
-    #[method(name = "add")]
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
-
-    /// Sums any number of values, given as the whole positional params.
-    #[method(name = "sum")]
-    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
-
-    /// Returns `["hello", 5]`.
-    #[method(name = "get_data")]
-    async fn get_data(&self) -> RpcResult<(String, i64)>;
-
-    /// Records the values; never answered.
-    #[notification(name = "update")]
-    async fn update(&self, #[params] values: Vec<i64>);
-
-    /// Says hello to `value`; never answered.
-    #[notification(name = "notify_hello")]
-    async fn notify_hello(&self, value: i64);
-
-    /// Sums the values into the running total; never answered.
-    #[notification(name = "notify_sum")]
-    async fn notify_sum(&self, #[params] values: Vec<i64>);
+/// What to serve, from the command line.
+#[derive(Debug, Default)]
+struct Options {
+    http: Vec<String>,
+    tcp: Vec<String>,
+    stdio: bool,
+    framing: Framing,
 }
 
-/// A calculator that keeps a running total of what it is notified about.
-#[derive(Default)]
-struct Calc {
-    total: AtomicI64,
-}
+const USAGE: &str =
+    "usage: calculator [--http ADDR] [--tcp ADDR] | --stdio [--framing lines|content-length]";
 
-impl Calculator for Calc {
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
-        Ok(minuend - subtrahend)
+fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options::default();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--http" => options.http.push(value()?),
+            "--tcp" => options.tcp.push(value()?),
+            "--stdio" => options.stdio = true,
+            "--framing" => {
+                options.framing = match value()?.as_str() {
+                    "lines" => Framing::Lines,
+                    "content-length" => Framing::ContentLength,
+                    other => return Err(format!("unknown framing `{other}`")),
+                }
+            }
+            "--help" | "-h" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
     }
-
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
-        a.checked_add(b)
-            .ok_or_else(|| ErrorObject::new(-32000, "Overflow").with_data(&[a, b]))
+    if options.stdio && !(options.http.is_empty() && options.tcp.is_empty()) {
+        return Err("--stdio serves stdin and stdout only; it takes no listeners".to_owned());
     }
-
-    async fn sum(&self, values: Vec<i64>) -> RpcResult<i64> {
-        Ok(values.iter().sum())
+    if !options.stdio && options.http.is_empty() && options.tcp.is_empty() {
+        options.http.push("127.0.0.1:3000".to_owned());
+        eprintln!(
+            "try: curl --json '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://127.0.0.1:3000"
+        );
     }
-
-    async fn get_data(&self) -> RpcResult<(String, i64)> {
-        Ok(("hello".to_owned(), 5))
-    }
-
-    async fn update(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::Relaxed);
-    }
-
-    async fn notify_hello(&self, value: i64) {
-        eprintln!("hello, {value}");
-    }
-
-    async fn notify_sum(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::Relaxed);
-    }
+    Ok(options)
 }
 
 #[tokio::main]
-async fn main() {
-    let router = Router::new(Calc::default().into_service());
-    let client = CalculatorClient::new(InProcess::new(router));
+async fn main() -> ExitCode {
+    let options = match parse_options(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = Server::new(Router::new(Calc::default().into_service()));
+    if options.stdio {
+        let handle = server.serve_stdio(options.framing);
+        tokio::select! {
+            () = handle.stopped() => {}
+            () = shutdown_signal() => { handle.shutdown().await; }
+        }
+        return ExitCode::SUCCESS;
+    }
+    match serve_listeners(&server, &options).await {
+        Ok(handles) => {
+            shutdown_signal().await;
+            eprintln!("shutting down");
+            for handle in handles {
+                handle.shutdown().await;
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
 
-    println!("subtract(42, 23) = {:?}", client.subtract(42, 23).await);
-    println!("add(2, 3) = {:?}", client.add(2, 3).await);
-    println!("add(i64::MAX, 1) = {:?}", client.add(i64::MAX, 1).await);
-    println!("sum([1, 2, 4]) = {:?}", client.sum(vec![1, 2, 4]).await);
-    println!("get_data() = {:?}", client.get_data().await);
-    println!(
-        "update([1, 2, 3]) = {:?}",
-        client.update(vec![1, 2, 3]).await
-    );
-    println!("notify_hello(7) = {:?}", client.notify_hello(7).await);
-    println!(
-        "notify_sum([1, 2, 4]) = {:?}",
-        client.notify_sum(vec![1, 2, 4]).await
-    );
+/// Starts every listener asked for and announces each on stdout.
+async fn serve_listeners(server: &Server, options: &Options) -> Result<Vec<ServerHandle>, String> {
+    let mut handles = Vec::new();
+    for addr in &options.http {
+        let handle = server.clone().serve_http(addr.as_str()).await;
+        handles.push(announce("http", addr, handle)?);
+    }
+    for addr in &options.tcp {
+        let handle = server.serve_tcp(addr.as_str(), Framing::Lines).await;
+        handles.push(announce("tcp", addr, handle)?);
+    }
+    Ok(handles)
+}
+
+fn announce(
+    scheme: &str,
+    addr: &str,
+    handle: std::io::Result<ServerHandle>,
+) -> Result<ServerHandle, String> {
+    let handle = handle.map_err(|err| format!("cannot listen on {addr}: {err}"))?;
+    let local = handle
+        .local_addr()
+        .map_or_else(|| addr.to_owned(), |a| a.to_string());
+    let mut stdout = std::io::stdout().lock();
+    // Scripts wait for this line: print it whole and flush.
+    let _ = writeln!(stdout, "listening on {scheme}://{local}").and_then(|()| stdout.flush());
+    Ok(handle)
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM where there is one.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
