@@ -567,27 +567,6 @@ fn jayson_calls_the_calculator_over_http() {
     assert_eq!(report["transport"], "http");
     check_jayson_calls(&report);
 
-    let batch = &report["batch"];
-    let ids = batch["sent_ids"].as_array().unwrap();
-    assert!(ids[0].is_string() && ids[2].is_null(), "{batch}");
-    let replies = batch["reply"]
-        .as_array()
-        .expect("a batch reply is an array");
-    assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
-    let reply_to = |id: &Value| {
-        replies
-            .iter()
-            .find(|reply| &reply["id"] == id)
-            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
-    };
-    assert_eq!(result_for(reply_to(&ids[0]), &ids[0]), 30);
-    assert_eq!(result_for(reply_to(&ids[1]), &ids[1]), &json!(["hello", 5]));
-    let error = error_for(reply_to(&ids[3]), &ids[3]);
-    assert_eq!(
-        (&error["code"], &error["data"]),
-        (&json!(-32602), &missing_subtrahend())
-    );
-
     assert_eq!(
         report["notification_batch_reply"],
         Value::Null,
@@ -597,8 +576,8 @@ fn jayson_calls_the_calculator_over_http() {
 }
 
 /// jayson's TCP client frames each message with a newline, as our
-/// `--tcp` listener does; it opens a connection per call and sends no
-/// batches over TCP.
+/// `--tcp` listener does; it opens a connection per call (or batch) and
+/// half-closes it right after a notification.
 #[test]
 fn jayson_calls_the_calculator_over_tcp_lines() {
     let (_server, url) = serve_calculator(&["--tcp", "127.0.0.1:0"]);
@@ -636,6 +615,27 @@ fn check_jayson_calls(report: &Value) {
     assert_eq!(
         overflow["data"],
         json!([5_000_000_000_000_000_000_i64, 5_000_000_000_000_000_000_i64])
+    );
+
+    let batch = &report["batch"];
+    let ids = batch["sent_ids"].as_array().unwrap();
+    assert!(ids[0].is_string() && ids[2].is_null(), "{batch}");
+    let replies = batch["reply"]
+        .as_array()
+        .expect("a batch reply is an array");
+    assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
+    let reply_to = |id: &Value| {
+        replies
+            .iter()
+            .find(|reply| &reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
+    };
+    assert_eq!(result_for(reply_to(&ids[0]), &ids[0]), 30);
+    assert_eq!(result_for(reply_to(&ids[1]), &ids[1]), &json!(["hello", 5]));
+    let error = error_for(reply_to(&ids[3]), &ids[3]);
+    assert_eq!(
+        (&error["code"], &error["data"]),
+        (&json!(-32602), &missing_subtrahend())
     );
 }
 

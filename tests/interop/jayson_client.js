@@ -1,6 +1,6 @@
 'use strict';
 // jayson's HTTP or TCP client calls the calculator: single calls with both
-// params shapes, notifications, errors and (over HTTP) batches.
+// params shapes, notifications, errors and batches.
 //
 // Usage: node jayson_client.js http://HOST:PORT/
 //        node jayson_client.js tcp://HOST:PORT
@@ -47,25 +47,27 @@ run(async () => {
   report.missing_param = await exchange('subtract', { minuend: 42 });
   report.overflow = await exchange('add', [5e18, 5e18]);
 
+  // One message (one POST, or one line): two requests, a notification and
+  // a request that fails.
+  const batch = [
+    request('sum', [10, 20]),
+    request('get_data'),
+    notification('update', [4]),
+    request('subtract', [1]),
+  ];
+  report.batch = {
+    sent_ids: batch.map((entry) => entry.id ?? null),
+    reply: await send(batch),
+  };
+  const notifications = [notification('update', [5]), notification('notify_sum', [6])];
   if (http) {
-    // One POST: two requests, a notification and a request that fails.
-    const batch = [
-      request('sum', [10, 20]),
-      request('get_data'),
-      notification('update', [4]),
-      request('subtract', [1]),
-    ];
-    report.batch = {
-      sent_ids: batch.map((entry) => entry.id ?? null),
-      reply: await send(batch),
-    };
-    report.notification_batch_reply =
-      (await send([notification('update', [5]), notification('notify_sum', [6])])) ?? null;
+    report.notification_batch_reply = (await send(notifications)) ?? null;
   } else {
-    // jayson's TCP client sends no batches: one connection per call, one call per line.
-    await send(notification('update', [4]));
-    await send(notification('update', [5]));
-    await send(notification('notify_sum', [6]));
+    // Nothing answers a batch of notifications, and jayson's TCP client
+    // waits for a reply line until the connection ends: send them one by one.
+    for (const entry of notifications) {
+      await send(entry);
+    }
   }
   // 1 + 2 + 3, then 4, 5 and 6.
   report.total = await eventually(
