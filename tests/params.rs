@@ -400,3 +400,40 @@ async fn params_that_are_neither_an_array_nor_an_object_make_an_invalid_request(
         assert_eq!(code_of(&reply), -32600, "params {params}: {reply}");
     }
 }
+
+/// Keywords as names, written as raw identifiers: LSP's `window/logMessage`
+/// has a `type` param, and a method may be named after a keyword too.
+#[rpc(param_style = "named")]
+pub trait Keywords {
+    /// Named after its fn: `match`.
+    #[method]
+    async fn r#match(&self, r#type: u8, message: String) -> RpcResult<String>;
+}
+
+struct KeywordsImpl;
+
+impl Keywords for KeywordsImpl {
+    async fn r#match(&self, r#type: u8, message: String) -> RpcResult<String> {
+        Ok(format!("{type}: {message}", type = r#type))
+    }
+}
+
+#[tokio::test]
+async fn raw_identifiers_name_params_and_methods_without_their_prefix() {
+    let router = Router::new(KeywordsImpl.into_service());
+    let info = &KeywordsService::<()>::INFO.methods()[0];
+    assert_eq!(info.name(), "match");
+    assert_eq!(info.param_list()[0].name(), "type");
+
+    let request = r#"{"jsonrpc":"2.0","method":"match","params":{"type":3,"message":"hi"},"id":1}"#;
+    assert_eq!(result_of(&call(&router, request).await), "3: hi");
+    let request = r#"{"jsonrpc":"2.0","method":"match","params":{"message":"hi"},"id":1}"#;
+    assert_eq!(
+        error_of(&call(&router, request).await)["data"],
+        json!({"param": "type", "position": 0, "reason": "missing required param"})
+    );
+
+    // The generated client sends the names without the prefix too.
+    let client = KeywordsClient::new(typed_rpc::client::InProcess::new(router));
+    assert_eq!(client.r#match(3, "hi".into()).await.unwrap(), "3: hi");
+}

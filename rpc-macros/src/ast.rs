@@ -4,6 +4,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
 use syn::{FnArg, Ident, Item, ItemTrait, LitStr, Pat, ReturnType, Signature, TraitItem, Type};
 
 use crate::attr::{self, Kind, MethodAttr, ParamStyle, TraitAttrs};
@@ -138,7 +139,8 @@ impl Method {
         };
         let (base, name_span) = match &attr.name {
             Some(lit) => (lit.value(), lit.span()),
-            None => (f.sig.ident.to_string(), f.sig.ident.span()),
+            // `r#type` is called `type` on the wire.
+            None => (f.sig.ident.unraw().to_string(), f.sig.ident.span()),
         };
         let name = match &trait_attrs.namespace {
             Some(ns) => format!("{}{}{}", ns.value(), trait_attrs.separator, base),

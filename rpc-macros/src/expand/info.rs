@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::ext::IdentExt;
 
 use super::{Names, type_string};
 use crate::ast::{Api, Arg, Method};
@@ -70,7 +71,11 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
 }
 
 fn param_info(arg: &Arg, krate: &syn::Path) -> TokenStream {
-    let name = arg.ident().map(ToString::to_string).unwrap_or_default();
+    // `r#type` is called `type` on the wire.
+    let name = arg
+        .ident()
+        .map(|ident| ident.unraw().to_string())
+        .unwrap_or_default();
     let ty = type_string(&arg.ty);
     let optional = arg.is_optional().then(|| quote!(.optional()));
     quote!(#krate::ParamInfo::new(#name, #ty) #optional)

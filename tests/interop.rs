@@ -1,0 +1,909 @@
+//! Interoperability: JSON-RPC peers that no one here wrote, against ours.
+//!
+//! - vscode-jsonrpc (npm) runs the calculator example as a child process and
+//!   calls it over stdio with `Content-Length` framing;
+//! - jayson's HTTP and TCP clients (npm) call `calculator --http` and `--tcp`;
+//! - jsonrpcclient with requests (PyPI) calls `calculator --http`;
+//! - our generated client calls a jayson HTTP server.
+//!
+//! The foreign side lives in `tests/interop/`: scripts that print a JSON
+//! report, and the manifests that pin their packages. The packages are
+//! installed here on first use (once per test binary, and only when missing
+//! or stale): `npm ci` into `tests/interop/node_modules`, `pip install
+//! --target` into `<target dir>/interop-python`. `.ci/run` installs them
+//! first, so a registry that cannot be reached fails CI early and plainly.
+//! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
+//! tests fail, saying so.
+
+#[path = "../examples/common/calculator_api.rs"]
+#[allow(dead_code)] // `Calc`, the server half, is the example's.
+mod calculator_api;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+use typed_rpc::client::{Batch, ClientExt, Params, Transport};
+use typed_rpc::transport::http::HttpClient;
+use typed_rpc::transport::stream::{Framing, StreamConnector};
+use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
+
+use calculator_api::CalculatorClient;
+
+/// How long a foreign script may run, or a server take to announce itself.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+// ---------------------------------------------------------------------------
+// Where things are.
+
+/// The repository's root.
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `tests/interop`, the foreign side.
+fn interop_dir() -> PathBuf {
+    repo().join("tests").join("interop")
+}
+
+/// The profile directory this test binary was built into (`target/debug`):
+/// it lives in `<profile dir>/deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in <target>/<profile>/deps/")
+        .to_owned()
+}
+
+/// The target directory (`target`, or `$CARGO_TARGET_DIR`).
+fn target_dir() -> PathBuf {
+    profile_dir()
+        .parent()
+        .expect("the profile directory has a parent")
+        .to_owned()
+}
+
+// ---------------------------------------------------------------------------
+// Provisioning, once per test binary.
+
+/// The calculator example's binary, built if need be: `cargo test --test
+/// interop` alone builds no examples.
+fn calculator() -> &'static Path {
+    static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let built = BINARY.get_or_init(|| {
+        let profile = profile_dir();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .current_dir(repo())
+            .args(["build", "--quiet", "--example", "calculator"])
+            .env("CARGO_TARGET_DIR", target_dir());
+        match profile.file_name().and_then(|name| name.to_str()) {
+            Some("debug") | None => {}
+            Some("release") => {
+                build.arg("--release");
+            }
+            Some(other) => {
+                build.args(["--profile", other]);
+            }
+        }
+        let status = build
+            .status()
+            .map_err(|err| format!("cannot run cargo to build the calculator example: {err}"))?;
+        if !status.success() {
+            return Err(format!(
+                "`cargo build --example calculator` failed: {status}"
+            ));
+        }
+        let binary = profile
+            .join("examples")
+            .join(format!("calculator{}", std::env::consts::EXE_SUFFIX));
+        if binary.is_file() {
+            Ok(binary)
+        } else {
+            Err(format!("no calculator example at {}", binary.display()))
+        }
+    });
+    built.as_deref().unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// `tests/interop/node_modules`, installed with `npm ci` unless it already
+/// holds what `package-lock.json` pins.
+fn node_packages() {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        let version = tool_version("node", &["--version"])?;
+        let major = version
+            .trim()
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|major| major.parse::<u32>().ok());
+        if major.is_none_or(|major| major < 20) {
+            return Err(format!(
+                "the interop tests need Node.js 20 or later; `node --version` says {version}"
+            ));
+        }
+        let dir = interop_dir();
+        let _lock = ProvisionLock::take(&target_dir().join("interop-node.lock"))?;
+        if node_modules_fresh(&dir) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let status = Command::new(npm())
+            .current_dir(&dir)
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|err| {
+                format!("the interop tests need npm on PATH to install their packages: {err}")
+            })?;
+        if !status.success() {
+            return Err(format!(
+                "`npm ci` in {} failed ({status}): is the npm registry reachable?",
+                dir.display()
+            ));
+        }
+        eprintln!(
+            "interop: installed the npm packages in {:.1?}",
+            started.elapsed()
+        );
+        Ok(())
+    });
+    if let Err(err) = installed {
+        panic!("{err}");
+    }
+}
+
+fn npm() -> &'static str {
+    if cfg!(windows) { "npm.cmd" } else { "npm" }
+}
+
+/// Whether `node_modules` holds every package at the version the lock file
+/// pins: npm records what it installed in `node_modules/.package-lock.json`.
+fn node_modules_fresh(dir: &Path) -> bool {
+    let packages = |path: PathBuf| -> Option<Vec<(String, Value)>> {
+        let lock: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        let mut packages: Vec<_> = lock["packages"]
+            .as_object()?
+            .iter()
+            .filter(|(path, _)| !path.is_empty())
+            .map(|(path, entry)| (path.clone(), entry["version"].clone()))
+            .collect();
+        packages.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(packages)
+    };
+    let wanted = packages(dir.join("package-lock.json"));
+    let installed = packages(dir.join("node_modules").join(".package-lock.json"));
+    wanted.is_some() && wanted == installed
+}
+
+/// The directory the Python packages are installed in, with `pip install
+/// --target`, unless it already holds every pinned version. Goes on
+/// `PYTHONPATH`.
+fn python_packages() -> &'static Path {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        tool_version("python3", &["--version"])?;
+        let requirements = interop_dir().join("requirements.txt");
+        let pins = pins(&requirements)?;
+        let target = target_dir().join("interop-python");
+        let _lock = ProvisionLock::take(&target_dir().join("interop-python.lock"))?;
+        if pins.iter().all(|pin| pin_installed(&target, pin)) {
+            return Ok(target);
+        }
+        // Into a fresh directory, swapped in whole once complete.
+        let fresh = target_dir().join(format!("interop-python.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        let started = Instant::now();
+        let output = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+                "--root-user-action=ignore",
+                "--target",
+            ])
+            .arg(&fresh)
+            .arg("-r")
+            .arg(&requirements)
+            .output()
+            .map_err(|err| format!("cannot run python3 -m pip: {err}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "`pip install -r {}` failed ({}): is pip installed and PyPI reachable?\n{}",
+                requirements.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&target);
+        std::fs::rename(&fresh, &target)
+            .map_err(|err| format!("cannot move {} into place: {err}", fresh.display()))?;
+        eprintln!(
+            "interop: installed the Python packages in {:.1?}",
+            started.elapsed()
+        );
+        Ok(target)
+    });
+    installed.as_deref().unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The `name==version` pins of a requirements file.
+fn pins(requirements: &Path) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(requirements)
+        .map_err(|err| format!("cannot read {}: {err}", requirements.display()))?;
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            line.split_once("==")
+                .map(|(name, version)| (name.trim().to_owned(), version.trim().to_owned()))
+                .ok_or_else(|| {
+                    format!("{}: `{line}` is not pinned with ==", requirements.display())
+                })
+        })
+        .collect()
+}
+
+/// Whether `dir` holds the package `name` at `version`: pip leaves a
+/// `<name>-<version>.dist-info` directory, with the name normalized.
+fn pin_installed(dir: &Path, (name, version): &(String, String)) -> bool {
+    let normalize = |name: &str| name.to_ascii_lowercase().replace(['-', '.'], "_");
+    let wanted = format!("{}-{version}.dist-info", normalize(name));
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|entry| {
+            entry.file_name().to_str().map(str::to_ascii_lowercase) == Some(wanted.clone())
+        })
+    })
+}
+
+/// What `tool args` prints, or why the tool is needed.
+fn tool_version(tool: &str, args: &[&str]) -> Result<String, String> {
+    let missing = |why: String| {
+        format!(
+            "the interop tests need `{tool}` on PATH (Node.js 20+ with npm, and Python 3 with pip): {why}"
+        )
+    };
+    let output = Command::new(tool)
+        .args(args)
+        .output()
+        .map_err(|err| missing(err.to_string()))?;
+    if !output.status.success() {
+        return Err(missing(format!("`{tool} {}` failed", args.join(" "))));
+    }
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    Ok(text.trim().to_owned())
+}
+
+/// A lock between processes (test runners such as nextest run each test in
+/// a process of its own): a directory that only one can create. One left
+/// behind by a killed run is taken over once it is old.
+struct ProvisionLock(PathBuf);
+
+impl ProvisionLock {
+    const STALE: Duration = Duration::from_secs(600);
+
+    fn take(path: &Path) -> Result<ProvisionLock, String> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+        }
+        let deadline = Instant::now() + Self::STALE * 2;
+        loop {
+            match std::fs::create_dir(path) {
+                Ok(()) => return Ok(ProvisionLock(path.to_owned())),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(err) => return Err(format!("cannot create {}: {err}", path.display())),
+            }
+            let age = std::fs::metadata(path)
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|modified| SystemTime::now().duration_since(modified).ok());
+            if age.is_some_and(|age| age > Self::STALE) {
+                let _ = std::fs::remove_dir(path);
+                continue;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("{} stayed locked", path.display()));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for ProvisionLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Processes.
+
+/// A child process, killed when dropped, also when the test fails.
+struct Running {
+    child: Child,
+    what: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads all of `pipe` on a thread of its own, so the child never blocks on a full pipe.
+fn drain(pipe: impl Read + Send + 'static) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = BufReader::new(pipe).read_to_string(&mut text);
+        text
+    })
+}
+
+/// Starts a server and waits for its `listening on <url>` line.
+fn serve(mut command: Command) -> (Running, String) {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {what}: {err}"));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let running = Running { child, what };
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        for line in lines.by_ref() {
+            let Ok(line) = line else { break };
+            if let Some(url) = line.strip_prefix("listening on ") {
+                let _ = tx.send(url.trim().to_owned());
+                break;
+            }
+        }
+        // Keep reading, so the server never blocks on a full pipe.
+        lines.for_each(drop);
+    });
+    let url = rx
+        .recv_timeout(PATIENCE)
+        .unwrap_or_else(|_| panic!("{} announced no address", running.what));
+    (running, url)
+}
+
+/// Starts the calculator example with `args`; returns it and the URL it announced.
+fn serve_calculator(args: &[&str]) -> (Running, String) {
+    let mut command = Command::new(calculator());
+    command.args(args);
+    serve(command)
+}
+
+/// Runs a foreign script to its end and parses the JSON report it prints.
+fn report(mut command: Command) -> Value {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {what}: {err}"));
+    let stdout = drain(child.stdout.take().expect("piped stdout"));
+    let stderr = drain(child.stderr.take().expect("piped stderr"));
+    let mut running = Running { child, what };
+    let status = wait(&mut running);
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    let Some(status) = status else {
+        panic!(
+            "{} took longer than {PATIENCE:?}; it said:\n{stdout}\n{stderr}",
+            running.what
+        )
+    };
+    assert!(
+        status.success(),
+        "{} failed ({status}):\n{stdout}\n{stderr}",
+        running.what
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|err| {
+        panic!(
+            "{} printed no JSON report ({err}):\n{stdout}\n{stderr}",
+            running.what
+        )
+    })
+}
+
+/// Waits for the child to exit; `None` (and killed) if it takes too long.
+fn wait(running: &mut Running) -> Option<ExitStatus> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        match running.child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = running.child.kill();
+                let _ = running.child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// `node tests/interop/<script> <args>`, with its packages installed.
+fn node(script: &str, args: &[&str]) -> Command {
+    node_packages();
+    let mut command = Command::new("node");
+    command
+        .current_dir(interop_dir())
+        .arg(interop_dir().join(script))
+        .args(args);
+    command
+}
+
+/// `python3 tests/interop/<script> <args>`, with its packages installed.
+fn python(script: &str, args: &[&str]) -> Command {
+    let packages = python_packages();
+    let mut command = Command::new("python3");
+    command
+        .current_dir(interop_dir())
+        .env("PYTHONPATH", packages)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(interop_dir().join(script))
+        .args(args);
+    command
+}
+
+// ---------------------------------------------------------------------------
+// Reading the reports.
+
+/// The `-32602` error data our params decoding gives for a missing `subtrahend`.
+fn missing_subtrahend() -> Value {
+    json!({"param": "subtrahend", "position": 1, "reason": "missing required param"})
+}
+
+/// The result of a raw response, after checking it is a success for `id`.
+#[track_caller]
+fn result_for<'a>(response: &'a Value, id: &Value) -> &'a Value {
+    assert_eq!(response["jsonrpc"], "2.0", "{response}");
+    assert_eq!(&response["id"], id, "the id is echoed: {response}");
+    assert!(response.get("error").is_none(), "{response}");
+    response
+        .get("result")
+        .unwrap_or_else(|| panic!("no result: {response}"))
+}
+
+/// The error object of a raw response, after checking it is a failure for `id`.
+#[track_caller]
+fn error_for<'a>(response: &'a Value, id: &Value) -> &'a Value {
+    assert_eq!(response["jsonrpc"], "2.0", "{response}");
+    assert_eq!(&response["id"], id, "the id is echoed: {response}");
+    assert!(response.get("result").is_none(), "{response}");
+    response
+        .get("error")
+        .unwrap_or_else(|| panic!("no error: {response}"))
+}
+
+/// The result of a jayson exchange: `{sent_id, reply}`.
+#[track_caller]
+fn jayson_result(exchange: &Value) -> &Value {
+    result_for(&exchange["reply"], &exchange["sent_id"])
+}
+
+/// The error of a jayson exchange: `{sent_id, reply}`.
+#[track_caller]
+fn jayson_error(exchange: &Value) -> &Value {
+    error_for(&exchange["reply"], &exchange["sent_id"])
+}
+
+// ---------------------------------------------------------------------------
+// Foreign clients, our servers.
+
+/// vscode-jsonrpc, the library under VS Code's language clients, spawns the
+/// calculator and speaks `Content-Length`-framed JSON-RPC over its stdio.
+#[test]
+fn vscode_jsonrpc_calls_the_calculator_over_stdio_with_content_length() {
+    let calculator = calculator().to_str().expect("a UTF-8 path");
+    let report = report(node("vscode_stdio.js", &[calculator]));
+
+    assert_eq!(report["subtract_positional"], 19);
+    assert_eq!(report["subtract_typed"], -19);
+    assert_eq!(report["subtract_named"], 19);
+    assert_eq!(report["sum"], 7);
+    assert_eq!(report["get_data"], json!(["hello", 5]));
+    let concurrent: Vec<Value> = (0..20).map(|i| json!(100 + i)).collect();
+    assert_eq!(
+        report["concurrent"],
+        Value::Array(concurrent),
+        "pipelined replies matched to their requests"
+    );
+    assert_eq!(report["total"], 10, "both notifications arrived");
+
+    assert_eq!(report["unknown_method"]["code"], -32601);
+    assert_eq!(report["missing_param"]["code"], -32602);
+    assert_eq!(report["missing_param"]["data"], missing_subtrahend());
+    let wrong_type = &report["wrong_type"];
+    assert_eq!(wrong_type["code"], -32602);
+    assert_eq!(wrong_type["data"]["param"], "minuend");
+    assert_eq!(wrong_type["data"]["position"], 0);
+    let reason = report["non_ascii"]["data"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("\"сорок два 🎉\""),
+        "multi-byte text survives Content-Length framing both ways: {reason}"
+    );
+    let overflow = &report["overflow"];
+    assert_eq!(
+        (&overflow["code"], &overflow["message"]),
+        (&json!(-32000), &json!("Overflow"))
+    );
+    assert_eq!(
+        overflow["data"],
+        json!([5_000_000_000_000_000_000_i64, 5_000_000_000_000_000_000_i64])
+    );
+
+    assert_eq!(
+        report["exit"],
+        json!({"code": 0, "signal": null}),
+        "the server exits cleanly when stdin ends"
+    );
+}
+
+/// jayson's HTTP client: its ids are UUID strings, its requests say
+/// `application/json; charset=utf-8`, and it batches.
+#[test]
+fn jayson_calls_the_calculator_over_http() {
+    let (_server, url) = serve_calculator(&["--http", "127.0.0.1:0"]);
+    let report = report(node("jayson_client.js", &[&format!("{url}/")]));
+    assert_eq!(report["transport"], "http");
+    check_jayson_calls(&report);
+
+    assert_eq!(
+        report["notification_batch_reply"],
+        Value::Null,
+        "a batch of notifications gets no reply"
+    );
+    assert_eq!(report["total"], 21, "every notification arrived");
+}
+
+/// jayson's TCP client frames each message with a newline, as our
+/// `--tcp` listener does; it opens a connection per call (or batch) and
+/// half-closes it right after a notification.
+#[test]
+fn jayson_calls_the_calculator_over_tcp_lines() {
+    let (_server, url) = serve_calculator(&["--tcp", "127.0.0.1:0"]);
+    assert!(url.starts_with("tcp://"), "{url}");
+    let report = report(node("jayson_client.js", &[&url]));
+    assert_eq!(report["transport"], "tcp");
+    check_jayson_calls(&report);
+    assert_eq!(report["total"], 21, "every notification arrived");
+}
+
+/// What the jayson client checks over both transports.
+#[track_caller]
+fn check_jayson_calls(report: &Value) {
+    assert!(
+        report["subtract_positional"]["sent_id"].is_string(),
+        "jayson's ids are strings: {report}"
+    );
+    assert_eq!(jayson_result(&report["subtract_positional"]), 19);
+    assert_eq!(jayson_result(&report["subtract_named"]), 19);
+    assert_eq!(jayson_result(&report["sum"]), 7);
+    assert_eq!(jayson_result(&report["get_data"]), &json!(["hello", 5]));
+    assert_eq!(
+        report["notification_reply"],
+        Value::Null,
+        "a notification gets no reply"
+    );
+    assert_eq!(jayson_error(&report["unknown_method"])["code"], -32601);
+    let missing = jayson_error(&report["missing_param"]);
+    assert_eq!(
+        (&missing["code"], &missing["data"]),
+        (&json!(-32602), &missing_subtrahend())
+    );
+    let overflow = jayson_error(&report["overflow"]);
+    assert_eq!(overflow["code"], -32000);
+    assert_eq!(
+        overflow["data"],
+        json!([5_000_000_000_000_000_000_i64, 5_000_000_000_000_000_000_i64])
+    );
+
+    let batch = &report["batch"];
+    let ids = batch["sent_ids"].as_array().unwrap();
+    assert!(ids[0].is_string() && ids[2].is_null(), "{batch}");
+    let replies = batch["reply"]
+        .as_array()
+        .expect("a batch reply is an array");
+    assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
+    let reply_to = |id: &Value| {
+        replies
+            .iter()
+            .find(|reply| &reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
+    };
+    assert_eq!(result_for(reply_to(&ids[0]), &ids[0]), 30);
+    assert_eq!(result_for(reply_to(&ids[1]), &ids[1]), &json!(["hello", 5]));
+    let error = error_for(reply_to(&ids[3]), &ids[3]);
+    assert_eq!(
+        (&error["code"], &error["data"]),
+        (&json!(-32602), &missing_subtrahend())
+    );
+}
+
+/// jsonrpcclient (PyPI) builds the messages and parses the replies,
+/// requests carries them.
+#[test]
+fn jsonrpcclient_calls_the_calculator_over_http() {
+    let (_server, url) = serve_calculator(&["--http", "127.0.0.1:0"]);
+    let report = report(python("jsonrpcclient_http.py", &[&format!("{url}/")]));
+    let ok = |name: &str| {
+        let outcome = &report[name];
+        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
+        outcome
+            .get("ok")
+            .unwrap_or_else(|| panic!("{name} failed: {outcome}"))
+    };
+    assert_eq!(ok("subtract_positional"), 19);
+    assert_eq!(ok("subtract_named"), 19);
+    assert_eq!(ok("sum"), 7);
+    assert_eq!(ok("get_data"), &json!(["hello", 5]));
+    assert_eq!(report["notification"], json!({"status": 204, "body": ""}));
+    let error = |name: &str| {
+        let outcome = &report[name];
+        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
+        outcome
+            .get("error")
+            .unwrap_or_else(|| panic!("{name} did not fail: {outcome}"))
+    };
+    assert_eq!(error("unknown_method")["code"], -32601);
+    let wrong_type = error("wrong_type");
+    assert_eq!(wrong_type["code"], -32602);
+    assert_eq!(wrong_type["data"]["param"], "subtrahend");
+    let overflow = error("overflow");
+    assert_eq!(overflow["code"], -32000);
+    assert_eq!(overflow["data"], json!([i64::MAX, 1]), "i64::MAX exactly");
+
+    let batch = &report["batch"];
+    assert_eq!(batch["status"], 200);
+    let ids = &batch["sent_ids"];
+    let replies = batch["replies"].as_array().unwrap();
+    assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
+    let reply_to = |id: &Value| {
+        replies
+            .iter()
+            .find(|reply| &reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
+    };
+    assert_eq!(reply_to(&ids[0])["ok"], 30);
+    assert_eq!(reply_to(&ids[1])["ok"], json!(["hello", 5]));
+    let missing = &reply_to(&ids[3])["error"];
+    assert_eq!(
+        (&missing["code"], &missing["data"]),
+        (&json!(-32602), &missing_subtrahend())
+    );
+    assert_eq!(
+        report["notification_batch"],
+        json!({"status": 204, "body": ""})
+    );
+    assert_eq!(ok("total"), 21, "every notification arrived");
+}
+
+// ---------------------------------------------------------------------------
+// Our client, a foreign server.
+
+/// The calculator again, its client sending named params.
+#[rpc(param_style = "named")]
+pub trait NamedCalculator {
+    #[method(name = "subtract")]
+    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
+
+    #[method(name = "add")]
+    async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
+}
+
+/// The application error `-32000 Overflow` with its operands, recovered
+/// from whatever server sent it.
+#[derive(Debug, PartialEq)]
+struct Overflow(Vec<i64>);
+
+impl TryFrom<ErrorObject> for Overflow {
+    type Error = ErrorObject;
+
+    fn try_from(err: ErrorObject) -> Result<Self, ErrorObject> {
+        match err.data_as::<Vec<i64>>() {
+            Some(Ok(operands)) if err.code() == -32000 => Ok(Overflow(operands)),
+            _ => Err(err),
+        }
+    }
+}
+
+/// JavaScript's largest safe integer, past which the foreign calculators overflow.
+const JS_MAX_SAFE: i64 = (1 << 53) - 1;
+
+/// What the generated clients check against any foreign calculator: both
+/// params styles, a notification, an application error with its data
+/// recovered, and the server's own `-32601` and `-32602`.
+async fn check_generated_client<T: Transport + Clone>(transport: &T) {
+    let client = CalculatorClient::new(transport.clone());
+    let named = NamedCalculatorClient::new(transport.clone());
+
+    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
+    assert_eq!(named.subtract(42, 23).await.unwrap(), 19);
+    assert_eq!(
+        named.subtract(23, 42).await.unwrap(),
+        -19,
+        "by name, the order does not matter"
+    );
+    assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
+    assert_eq!(client.get_data().await.unwrap(), ("hello".to_owned(), 5));
+    client.update(vec![1, 2, 3]).await.unwrap();
+    assert_eq!(client.total().await.unwrap(), 6);
+
+    let err = client.add(JS_MAX_SAFE, 1).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().message(), "Overflow");
+    assert_eq!(
+        err.into_app_error::<Overflow>().unwrap(),
+        Overflow(vec![JS_MAX_SAFE, 1])
+    );
+    let err = named.add(1, JS_MAX_SAFE).await.unwrap_err();
+    assert_eq!(
+        err.into_app_error::<Overflow>().unwrap(),
+        Overflow(vec![1, JS_MAX_SAFE])
+    );
+
+    let err = transport.call::<i64>("multiply", None).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32601);
+    let err = transport
+        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
+        .await
+        .unwrap_err();
+    let rpc = err.rpc_error().unwrap();
+    assert_eq!(rpc.code(), -32602);
+    assert_eq!(
+        rpc.data_as::<Value>().unwrap().unwrap()["param"],
+        "subtrahend"
+    );
+}
+
+/// A batch through `typed_rpc::client::Batch`: positional and named params,
+/// a notification, and two failures. Adds 4 to the total.
+async fn check_batch<T: Transport>(transport: &T) {
+    let mut batch = Batch::new();
+    let positional = batch.request::<i64>("subtract", Some(Params::from_value(&(42, 23)).unwrap()));
+    let by_name = batch.request::<i64>(
+        "subtract",
+        Some(Params::from_value(&json!({"subtrahend": 42, "minuend": 23})).unwrap()),
+    );
+    let sum = batch.request::<i64>("sum", Some(Params::from_value(&[10, 20]).unwrap()));
+    batch.notify("update", Some(Params::from_value(&[4]).unwrap()));
+    let data = batch.request::<(String, i64)>("get_data", None);
+    let missing = batch.request::<i64>("multiply", None);
+    let overflow = batch.request::<i64>(
+        "add",
+        Some(Params::from_value(&[JS_MAX_SAFE, JS_MAX_SAFE]).unwrap()),
+    );
+    let replies = transport.send_batch(&batch).await.unwrap();
+    assert_eq!(replies.get(&positional).unwrap(), 19);
+    assert_eq!(replies.get(&by_name).unwrap(), -19);
+    assert_eq!(replies.get(&sum).unwrap(), 30);
+    assert_eq!(replies.get(&data).unwrap(), ("hello".to_owned(), 5));
+    let err = replies.get(&missing).unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32601);
+    let err = replies.get(&overflow).unwrap_err();
+    assert_eq!(
+        err.into_app_error::<Overflow>().unwrap(),
+        Overflow(vec![JS_MAX_SAFE, JS_MAX_SAFE])
+    );
+}
+
+/// The generated client over HTTP against a jayson server.
+#[tokio::test]
+async fn generated_client_calls_a_jayson_http_server() {
+    // Node closes idle kept-alive connections after 100 ms here.
+    let (_server, url) = serve(node("jayson_server.js", &["http", "100"]));
+    let http = HttpClient::new(&format!("{url}/")).unwrap();
+    check_generated_client(&http).await;
+    check_batch(&http).await;
+
+    // Only notifications: jayson answers 204, there is nothing to match.
+    let mut notifications = Batch::new();
+    notifications.notify("update", Some(Params::from_value(&[5]).unwrap()));
+    notifications.notify("update", Some(Params::from_value(&[6]).unwrap()));
+    http.send_batch(&notifications).await.unwrap();
+    let client = CalculatorClient::new(http);
+    assert_eq!(client.total().await.unwrap(), 6 + 4 + 5 + 6);
+
+    // The server closed the pooled connection while it sat idle: the next
+    // call must not trip over it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(client.subtract(2, 1).await.unwrap(), 1);
+}
+
+/// The generated client over newline-delimited TCP against a jayson server,
+/// many calls on one connection.
+#[tokio::test]
+async fn generated_client_calls_a_jayson_tcp_server() {
+    let (_server, url) = serve(node("jayson_server.js", &["tcp"]));
+    let addr = url.strip_prefix("tcp://").expect("a tcp:// address");
+    let connection = StreamConnector::new(Framing::Lines)
+        .connect_tcp(addr)
+        .await
+        .unwrap()
+        .with_timeout(PATIENCE);
+    check_generated_client(&connection).await;
+    check_batch(&connection).await;
+    let client = CalculatorClient::new(connection);
+    assert_eq!(client.total().await.unwrap(), 6 + 4);
+}
+
+/// What a language server asks of its editor.
+#[rpc]
+pub trait Editor {
+    #[method(name = "workspace/configuration")]
+    async fn configuration(&self, section: String) -> RpcResult<String>;
+
+    #[notification(name = "window/logMessage")]
+    async fn log_message(&self, r#type: u8, message: String);
+}
+
+/// Our side of the editor: answers with a style, keeps the log.
+#[derive(Clone, Default)]
+struct EditorLog(Arc<Mutex<Vec<String>>>);
+
+impl Editor for EditorLog {
+    async fn configuration(&self, section: String) -> RpcResult<String> {
+        Ok(format!("{section}=compact"))
+    }
+
+    async fn log_message(&self, _type: u8, message: String) {
+        self.0.lock().unwrap().push(message);
+    }
+}
+
+/// The generated client spawns a vscode-jsonrpc server, as an editor spawns
+/// a language server, and talks `Content-Length` framing over its stdio;
+/// the server calls back into the client's own handlers.
+#[tokio::test]
+async fn generated_client_spawns_a_vscode_jsonrpc_server() {
+    let editor = EditorLog::default();
+    let connector = StreamConnector::new(Framing::ContentLength)
+        .handlers(Router::new(editor.clone().into_service()));
+    let mut command = tokio::process::Command::from(node("vscode_server.js", &[]));
+    // Killed when dropped, also when the test fails.
+    let child = connector.spawn(&mut command).unwrap();
+    let connection = child.connection().clone().with_timeout(PATIENCE);
+    check_generated_client(&connection).await;
+
+    // Multi-byte text both ways checks that Content-Length counts bytes.
+    let described: String = connection
+        .call("describe", Some(Params::from_value(&["hövër 🦀"]).unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(
+        described, "hövër 🦀 (style=compact)",
+        "the server's call to the client was answered"
+    );
+    // The server logged before it answered, but our connection runs each
+    // incoming notification as a task of its own: wait for it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while editor.0.lock().unwrap().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*editor.0.lock().unwrap(), ["describing hövër 🦀"]);
+
+    drop(connection);
+    let status = child.close().await.unwrap();
+    assert!(
+        status.success(),
+        "the server exits when stdin ends: {status}"
+    );
+}
