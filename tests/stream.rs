@@ -43,9 +43,20 @@ pub trait Language {
 
     #[method(name = "transport")]
     async fn transport_kind(&self, #[context] cx: &Context) -> RpcResult<String>;
+
+    /// Replaces the document, slowly.
+    #[notification(name = "didChange")]
+    async fn did_change(&self, text: String);
+
+    /// The document as the server has it.
+    #[method(name = "text")]
+    async fn text(&self) -> RpcResult<String>;
 }
 
-struct LanguageServer;
+#[derive(Default)]
+struct LanguageServer {
+    text: Mutex<String>,
+}
 
 impl Language for LanguageServer {
     async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
@@ -84,6 +95,15 @@ impl Language for LanguageServer {
             cx.remote_addr().is_some()
         ))
     }
+
+    async fn did_change(&self, text: String) {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        *self.text.lock().unwrap() = text;
+    }
+
+    async fn text(&self) -> RpcResult<String> {
+        Ok(self.text.lock().unwrap().clone())
+    }
 }
 
 #[derive(Default)]
@@ -95,6 +115,8 @@ struct EditorHandlers(Arc<EditorState>);
 
 impl Editor for EditorHandlers {
     async fn log_message(&self, params: LogMessage) {
+        // Slow, so that a response racing past it would be caught.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         self.0.logs.lock().unwrap().push(params);
     }
 
@@ -104,7 +126,7 @@ impl Editor for EditorHandlers {
 }
 
 fn server(limits: Limits) -> Server {
-    Server::new(Router::new(LanguageServer.into_service())).limits(limits)
+    Server::new(Router::new(LanguageServer::default().into_service())).limits(limits)
 }
 
 async fn tcp(framing: Framing, limits: Limits) -> (ServerHandle, std::net::SocketAddr) {
@@ -374,4 +396,25 @@ async fn a_stream_server_stops_when_its_peer_closes_the_stream() {
         connection.call::<i64>("add", None).await,
         Err(ClientError::Transport(_))
     ));
+}
+
+#[tokio::test]
+async fn notifications_run_in_order_and_before_what_follows_them() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let client = LanguageClient::new(
+        StreamConnector::new(Framing::Lines)
+            .connect_tcp(addr)
+            .await
+            .unwrap(),
+    );
+    for version in 1..=5 {
+        client
+            .did_change(format!("version {version}"))
+            .await
+            .unwrap();
+    }
+    // Each change sleeps; the request sent right after them sees the last one.
+    assert_eq!(client.text().await.unwrap(), "version 5");
+    drop(client);
+    assert!(handle.shutdown().await);
 }

@@ -9,8 +9,10 @@ use serde_json::value::RawValue;
 /// What a message arriving on a two-way connection is.
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
-    /// A request, a notification, a batch of them, or something invalid: all
-    /// for the router, which answers each as the protocol says.
+    /// A single notification (a `method` and no `id`), for the router.
+    Notification,
+    /// A request, a batch, or something invalid: all for the router, which
+    /// answers each as the protocol says.
     ForRouter,
     /// Responses to our own requests, each with the id it answers.
     Responses(Vec<(Option<u64>, &'a RawValue)>),
@@ -29,6 +31,7 @@ pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
                     Err(_) => Incoming::ForRouter,
                 }
             }
+            Ok(peek) if peek.is_notification() => Incoming::Notification,
             _ => Incoming::ForRouter,
         },
         Some(b'[') => classify_batch(message).unwrap_or(Incoming::ForRouter),
@@ -62,6 +65,10 @@ struct Peek<'a> {
 impl Peek<'_> {
     fn is_response(&self) -> bool {
         self.outcome && !self.method
+    }
+
+    fn is_notification(&self) -> bool {
+        self.method && self.id.is_none() && !self.outcome
     }
 
     /// The id as the number our clients send; `None` for any other id.
