@@ -219,3 +219,29 @@ async fn the_header_block_limit_does_not_depend_on_the_reads() {
         assert_eq!(seen, ["<error: header block too long>"], "reads of {size}");
     }
 }
+
+#[tokio::test]
+async fn an_unlimited_reader_neither_overflows_nor_misreads() {
+    // `usize::MAX` as the limit: adding to it (for a pending `\r`, or a
+    // header's length to the declared body length) overflowed.
+    let seen = read_all(Chunks::new([b"abc\r", b"\n{}"]), Framing::Lines, usize::MAX).await;
+    assert_eq!(seen, ["abc", "{}"]);
+    let huge = format!("Content-Length: {}\r\n\r\n{{}}", usize::MAX);
+    let seen = read_all(
+        Chunks::new([huge.as_bytes()]),
+        Framing::ContentLength,
+        usize::MAX,
+    )
+    .await;
+    assert!(
+        seen.is_empty(),
+        "an unfinished body is no message: {seen:?}"
+    );
+    let seen = read_all(
+        Chunks::new([b"Content-Length: 2\r\n\r\n{}"]),
+        Framing::ContentLength,
+        usize::MAX,
+    )
+    .await;
+    assert_eq!(seen, ["{}"]);
+}

@@ -83,7 +83,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
                 let pending_cr = usize::from(self.buf.last() == Some(&b'\r'));
                 if self.skip_line {
                     self.discard_buffered();
-                } else if self.buf.len() > self.max_message_size + pending_cr {
+                } else if self.buf.len() > self.max_message_size.saturating_add(pending_cr) {
                     self.skip_line = true;
                     self.discard_buffered();
                     return Some(Inbound::TooLarge);
@@ -145,8 +145,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
             self.skip_bytes = length - now;
             return Ok(Some(Inbound::TooLarge));
         }
-        if self.buf.len() < header_len + length {
-            self.buf.reserve(header_len + length - self.buf.len());
+        // Wait for the body without reserving room for it: the buffer grows
+        // with the bytes that come, so a header alone cannot make the reader
+        // allocate the declared length.
+        if self.buf.len() < header_len.saturating_add(length) {
             return Ok(None);
         }
         self.buf.advance(header_len);
