@@ -309,7 +309,7 @@ async fn read_loop<R: MessageReader>(
             () = shared.closing.cancelled() => break,
             () = setup.stopping.cancelled() => break,
         };
-        let message = match read {
+        let mut message = match read {
             Ok(Some(Inbound::Message(message))) => message,
             Ok(Some(Inbound::TooLarge)) => {
                 let _ = shared.outbox.send(too_large()).await;
@@ -324,9 +324,22 @@ async fn read_loop<R: MessageReader>(
                 break;
             }
         };
-        if let Incoming::Responses(responses) = wire::classify(&message) {
-            deliver(shared, &message, responses);
-            continue;
+        match wire::classify(&message) {
+            Incoming::ForRouter => {}
+            Incoming::Responses(responses) => {
+                deliver(shared, &message, responses);
+                continue;
+            }
+            Incoming::Mixed {
+                responses,
+                requests,
+            } => {
+                // The responses go to their calls; the rest, still a batch,
+                // to the router.
+                let requests = batch_of(&requests);
+                deliver(shared, &message, responses);
+                message = Bytes::from(requests);
+            }
         }
         let permit = tokio::select! {
             permit = in_flight.clone().acquire_owned() => permit,
@@ -365,13 +378,29 @@ fn idle(in_flight: &Semaphore, setup: &Setup, shared: &Shared) -> bool {
     in_flight.available_permits() == setup.max_in_flight && lock(&shared.pending).is_empty()
 }
 
-/// Hands each response to the call waiting for its id.
+/// The text of a batch of `entries`.
+#[cold]
+fn batch_of(entries: &[&serde_json::value::RawValue]) -> String {
+    let mut batch = String::from("[");
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            batch.push(',');
+        }
+        batch.push_str(entry.get());
+    }
+    batch.push(']');
+    batch
+}
+
+/// Hands each response to the call waiting for its id, the whole `message`
+/// without a copy when it is nothing but that one response.
 fn deliver(
     shared: &Shared,
     message: &Bytes,
     responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
 ) {
-    let single = responses.len() == 1;
+    // Not a batch of one, `[response]`: the call wants the response alone.
+    let single = matches!(responses.as_slice(), [(_, raw)] if raw.get().len() == message.len());
     for (id, raw) in responses {
         let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
         match waiting {
