@@ -325,44 +325,44 @@ async fn read_loop<R: MessageReader>(
                 break;
             }
         };
-        match wire::classify(&message) {
-            Incoming::Responses(responses) if order.is_settled() => {
-                deliver(shared, &message, responses)
-            }
-            // A notification that came first is still running: the caller
-            // sees its effects before the response.
-            Incoming::Responses(_) => {
-                let (shared, settled) = (shared.clone(), order.settled());
-                tokio::spawn(async move {
-                    settled.await;
-                    if let Incoming::Responses(responses) = wire::classify(&message) {
-                        deliver(&shared, &message, responses);
-                    }
-                });
-            }
+        let request = match wire::classify(&message) {
             Incoming::Notification => {
                 if !order.queue(message, shared).await {
                     break;
                 }
+                continue;
             }
-            Incoming::ForRouter => {
-                let permit = tokio::select! {
-                    permit = in_flight.clone().acquire_owned() => permit,
-                    () = shared.closing.cancelled() => break,
-                };
-                let Ok(permit) = permit else { break };
-                let (router, context, outbox) =
-                    (setup.router.clone(), context.clone(), shared.outbox.clone());
-                let settled = order.settled();
-                tokio::spawn(async move {
-                    settled.await;
-                    if let Some(reply) = router.handle_with(&message, &context).await {
-                        let _ = outbox.send(reply).await;
-                    }
-                    drop(permit);
-                });
+            Incoming::ForRouter => message,
+            Incoming::Responses(responses) => {
+                order.deliver(shared, &message, responses);
+                continue;
             }
-        }
+            Incoming::Mixed {
+                responses,
+                requests,
+            } => {
+                // The responses go to their calls; the rest, still a batch,
+                // to the router.
+                let requests = Bytes::from(batch_of(&requests));
+                order.deliver(shared, &message, responses);
+                requests
+            }
+        };
+        let permit = tokio::select! {
+            permit = in_flight.clone().acquire_owned() => permit,
+            () = shared.closing.cancelled() => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (router, context, outbox) =
+            (setup.router.clone(), context.clone(), shared.outbox.clone());
+        let settled = order.settled();
+        tokio::spawn(async move {
+            settled.await;
+            if let Some(reply) = router.handle_with(&request, &context).await {
+                let _ = outbox.send(reply).await;
+            }
+            drop(permit);
+        });
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.
@@ -428,6 +428,29 @@ impl Order {
         }
     }
 
+    /// Hands `responses` (from `message`) to their calls: now, or once the
+    /// notifications that came before them have run.
+    fn deliver(
+        &self,
+        shared: &Arc<Shared>,
+        message: &Bytes,
+        responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
+    ) {
+        if self.is_settled() {
+            return deliver(shared, message, responses);
+        }
+        let (shared, message, settled) = (shared.clone(), message.clone(), self.settled());
+        tokio::spawn(async move {
+            settled.await;
+            match wire::classify(&message) {
+                Incoming::Responses(responses) | Incoming::Mixed { responses, .. } => {
+                    deliver(&shared, &message, responses)
+                }
+                Incoming::Notification | Incoming::ForRouter => {}
+            }
+        });
+    }
+
     /// Queues a notification; `false` if the connection is closing.
     async fn queue(&mut self, message: Bytes, shared: &Shared) -> bool {
         self.received += 1;
@@ -456,13 +479,29 @@ fn idle(in_flight: &Semaphore, setup: &Setup, shared: &Shared) -> bool {
     in_flight.available_permits() == setup.max_in_flight && lock(&shared.pending).is_empty()
 }
 
-/// Hands each response to the call waiting for its id.
+/// The text of a batch of `entries`.
+#[cold]
+fn batch_of(entries: &[&serde_json::value::RawValue]) -> String {
+    let mut batch = String::from("[");
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            batch.push(',');
+        }
+        batch.push_str(entry.get());
+    }
+    batch.push(']');
+    batch
+}
+
+/// Hands each response to the call waiting for its id, the whole `message`
+/// without a copy when it is nothing but that one response.
 fn deliver(
     shared: &Shared,
     message: &Bytes,
     responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
 ) {
-    let single = responses.len() == 1;
+    // Not a batch of one, `[response]`: the call wants the response alone.
+    let single = matches!(responses.as_slice(), [(_, raw)] if raw.get().len() == message.len());
     for (id, raw) in responses {
         let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
         match waiting {

@@ -16,10 +16,16 @@ pub(crate) enum Incoming<'a> {
     ForRouter,
     /// Responses to our own requests, each with the id it answers.
     Responses(Vec<(Option<u64>, &'a RawValue)>),
+    /// A batch of both: the responses, and the other entries for the router.
+    Mixed {
+        responses: Vec<(Option<u64>, &'a RawValue)>,
+        requests: Vec<&'a RawValue>,
+    },
 }
 
 /// Classifies `message`. A response carries `result` or `error` and no
-/// `method`; a batch is classified by its first element.
+/// `method`; a batch is sorted entry by entry, so that neither a request nor
+/// a response in it is lost.
 pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
     let first = message.iter().find(|b| !b.is_ascii_whitespace());
     match first {
@@ -41,17 +47,23 @@ pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
 
 fn classify_batch(message: &[u8]) -> Option<Incoming<'_>> {
     let entries: Vec<&RawValue> = serde_json::from_slice(message).ok()?;
-    let peeks: Vec<Peek<'_>> = entries
-        .iter()
-        .map(|raw| serde_json::from_str(raw.get()))
-        .collect::<Result<_, _>>()
-        .ok()?;
-    if !peeks.first()?.is_response() {
-        return None;
+    let mut responses = Vec::new();
+    let mut requests = Vec::new();
+    for raw in entries {
+        match serde_json::from_str::<Peek<'_>>(raw.get()) {
+            Ok(peek) if peek.is_response() => responses.push((peek.id(), raw)),
+            // A request, or anything else: the router answers it.
+            _ => requests.push(raw),
+        }
     }
-    Some(Incoming::Responses(
-        peeks.iter().map(Peek::id).zip(entries).collect(),
-    ))
+    match (responses.is_empty(), requests.is_empty()) {
+        (true, _) => None,
+        (false, true) => Some(Incoming::Responses(responses)),
+        (false, false) => Some(Incoming::Mixed {
+            responses,
+            requests,
+        }),
+    }
 }
 
 /// The members that tell a response from a request.
