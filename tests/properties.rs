@@ -9,10 +9,6 @@
 //! - what a generated client encodes, positional or named, the generated
 //!   server decodes to the same values.
 
-// `Echo::numbers` takes twelve arguments, one per numeric type; `#[rpc]`
-// does not carry a method's `#[allow]` over to the client method it generates.
-#![allow(clippy::too_many_arguments)]
-
 mod harness;
 
 use std::collections::HashMap;
@@ -139,6 +135,7 @@ type Structs = (Nested, Vec<Nested>, HashMap<String, Nested>, Option<Nested>);
 #[rpc]
 pub trait Echo {
     #[method(name = "numbers")]
+    #[allow(clippy::too_many_arguments)]
     async fn numbers(
         &self,
         a: i8,
@@ -191,6 +188,7 @@ pub trait Echo {
 #[rpc(param_style = "named")]
 pub trait EchoNamed {
     #[method(name = "named_numbers")]
+    #[allow(clippy::too_many_arguments)]
     async fn numbers(
         &self,
         a: i8,

@@ -102,6 +102,8 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     };
     quote! {
         #docs
+        // The trait method takes these arguments already; the client only mirrors it.
+        #[allow(clippy::too_many_arguments)]
         pub async fn #fn_ident(&self, #(#idents: #types),*) -> #output {
             let #info = &#service::<()>::INFO.methods()[#index];
             let #params = #build_params;
