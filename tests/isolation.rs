@@ -234,3 +234,44 @@ async fn concurrent_messages_on_clones_of_one_router_are_independent() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_handler_past_the_request_timeout_answers_alone_and_is_dropped() {
+    let service = Service::default();
+    let router = Router::builder()
+        .service(service.into_service())
+        .request_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+
+    let reply = call(
+        &router,
+        r#"{"jsonrpc":"2.0","method":"slow","params":[1,60000],"id":1}"#,
+    )
+    .await;
+    assert_eq!(code_of(&reply), -32603);
+    assert_eq!(reply["error"]["message"], "Request timed out");
+    assert_eq!(reply["id"], 1);
+
+    // In a batch, only the late entry times out; the others are answered.
+    let started = Instant::now();
+    let reply = call(
+        &router,
+        r#"[{"jsonrpc":"2.0","method":"slow","params":[2,60000],"id":2},
+            {"jsonrpc":"2.0","method":"slow","params":[3,10],"id":3},
+            {"jsonrpc":"2.0","method":"double","params":[4],"id":4}]"#,
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the late entry was given up on"
+    );
+    assert_eq!(
+        by_id(&reply),
+        [
+            (2, Err(-32603)),
+            (3, Ok(Value::from(3))),
+            (4, Ok(Value::from(8)))
+        ]
+    );
+}

@@ -9,15 +9,58 @@ use crate::ErrorObject;
 use crate::service::HandlerFuture;
 use crate::wire::{self, Id};
 
-/// A handler's future that turns a panic into `-32603` for its own request.
+/// A handler's future that turns a panic, or a handler that runs past the
+/// router's request timeout, into `-32603` for its own request.
 pub(super) struct Guarded<'a> {
     future: HandlerFuture<'a>,
     id: Option<Id<'a>>,
+    #[cfg(feature = "rt")]
+    deadline: Option<Deadline>,
+}
+
+/// When a handler is given up on.
+#[cfg(feature = "rt")]
+pub(super) struct Deadline {
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    timeout: std::time::Duration,
+}
+
+#[cfg(feature = "rt")]
+impl Deadline {
+    pub(super) fn after(timeout: std::time::Duration) -> Self {
+        Deadline {
+            sleep: Box::pin(tokio::time::sleep(timeout)),
+            timeout,
+        }
+    }
 }
 
 impl<'a> Guarded<'a> {
     pub(super) fn new(future: HandlerFuture<'a>, id: Option<Id<'a>>) -> Self {
-        Guarded { future, id }
+        Guarded {
+            future,
+            id,
+            #[cfg(feature = "rt")]
+            deadline: None,
+        }
+    }
+
+    /// Gives up on the handler when `deadline` passes.
+    #[cfg(feature = "rt")]
+    pub(super) fn with_deadline(mut self, deadline: Option<Deadline>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// `Ready` with the timeout's reply once the deadline has passed.
+    fn poll_deadline(&mut self, _cx: &mut Context<'_>) -> Poll<Option<String>> {
+        #[cfg(feature = "rt")]
+        if let Some(deadline) = &mut self.deadline
+            && deadline.sleep.as_mut().poll(_cx).is_ready()
+        {
+            return Poll::Ready(timed_out(self.id, deadline.timeout));
+        }
+        Poll::Pending
     }
 }
 
@@ -28,7 +71,8 @@ impl Future for Guarded<'_> {
         // The future is dropped after a panic, never polled again, so no
         // broken invariant inside it can be observed.
         match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
-            Ok(poll) => poll,
+            Ok(Poll::Pending) => self.poll_deadline(cx),
+            Ok(ready) => ready,
             Err(panic) => Poll::Ready(panicked(self.id, &*panic)),
         }
     }
@@ -43,6 +87,19 @@ pub(super) fn panicked(id: Option<Id<'_>>, panic: &(dyn std::any::Any + Send)) -
         .unwrap_or("(no message)");
     tracing::error!(id = ?id, panic = message, "a handler panicked");
     Some(wire::failure(Some(id?), &ErrorObject::internal_error()))
+}
+
+#[cfg(feature = "rt")]
+#[cold]
+fn timed_out(id: Option<Id<'_>>, timeout: std::time::Duration) -> Option<String> {
+    tracing::warn!(id = ?id, ?timeout, "a handler ran past the request timeout");
+    let reason = format!(
+        "the request did not finish within {} ms",
+        timeout.as_millis()
+    );
+    let error = ErrorObject::new(crate::code::INTERNAL_ERROR, "Request timed out")
+        .with_data(&serde_json::json!({ "reason": reason }));
+    Some(wire::failure(Some(id?), &error))
 }
 
 /// One entry of a batch: still running, or its reply (if any) at hand.

@@ -14,6 +14,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+#[cfg(feature = "rt")]
+use guard::Deadline;
 use guard::{Guarded, Slot};
 
 use crate::context::{self, Context};
@@ -57,35 +59,49 @@ struct Inner {
     /// Method name (and alias) to service index; empty with a single service,
     /// which is asked directly.
     routes: HashMap<&'static str, usize>,
+    settings: Settings,
+}
+
+/// The limits a router enforces, as the builder sets them.
+#[derive(Clone, Copy, Debug)]
+struct Settings {
     max_batch_len: usize,
+    #[cfg(feature = "rt")]
+    request_timeout: Option<std::time::Duration>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            max_batch_len: DEFAULT_MAX_BATCH_LEN,
+            #[cfg(feature = "rt")]
+            request_timeout: None,
+        }
+    }
 }
 
 impl Router {
     /// A router for one service, with default limits.
     pub fn new(service: impl RpcService) -> Self {
-        Router::from_parts(
-            vec![Box::new(service)],
-            HashMap::new(),
-            DEFAULT_MAX_BATCH_LEN,
-        )
+        Router::from_parts(vec![Box::new(service)], HashMap::new(), Settings::default())
     }
 
     /// A router with no methods: it answers every request with `-32601`.
     #[cfg(feature = "duplex")]
     pub(crate) fn empty() -> Self {
-        Router::from_parts(Vec::new(), HashMap::new(), DEFAULT_MAX_BATCH_LEN)
+        Router::from_parts(Vec::new(), HashMap::new(), Settings::default())
     }
 
     fn from_parts(
         services: Vec<Box<dyn RpcService>>,
         routes: HashMap<&'static str, usize>,
-        max_batch_len: usize,
+        settings: Settings,
     ) -> Self {
         Router {
             inner: Arc::new(Inner {
                 services,
                 routes,
-                max_batch_len,
+                settings,
             }),
         }
     }
@@ -94,7 +110,7 @@ impl Router {
     pub fn builder() -> RouterBuilder {
         RouterBuilder {
             services: Vec::new(),
-            max_batch_len: DEFAULT_MAX_BATCH_LEN,
+            settings: Settings::default(),
         }
     }
 
@@ -115,7 +131,7 @@ impl Router {
 
     /// Handles one incoming message with what the transport knows about it.
     pub async fn handle_with(&self, message: &[u8], context: &Context) -> Option<String> {
-        match wire::parse(message, self.inner.max_batch_len) {
+        match wire::parse(message, self.inner.settings.max_batch_len) {
             Ok(Message::Single(entry)) => match self.start(entry, context) {
                 Slot::Running(future) => future.await,
                 Slot::Done(reply) => reply,
@@ -144,13 +160,22 @@ impl Router {
         let started = catch_unwind(AssertUnwindSafe(|| self.dispatch(&request, context)));
         match started {
             Err(panic) => Slot::Done(guard::panicked(request.id(), &*panic)),
-            Ok(Some(future)) => Slot::Running(Guarded::new(future, request.id())),
+            Ok(Some(future)) => Slot::Running(self.guard(future, request.id())),
             Ok(None) => Slot::Done(
                 request
                     .id()
                     .map(|id| wire::failure(Some(id), &ErrorObject::method_not_found())),
             ),
         }
+    }
+
+    /// Watches a running handler for panics and, if set, the request timeout.
+    fn guard<'a>(&self, future: HandlerFuture<'a>, id: Option<crate::Id<'a>>) -> Guarded<'a> {
+        let guarded = Guarded::new(future, id);
+        #[cfg(feature = "rt")]
+        let guarded =
+            guarded.with_deadline(self.inner.settings.request_timeout.map(Deadline::after));
+        guarded
     }
 
     fn dispatch<'a>(
@@ -175,7 +200,7 @@ impl fmt::Debug for Router {
                 "services",
                 &self.services().map(ServiceInfo::name).collect::<Vec<_>>(),
             )
-            .field("max_batch_len", &self.inner.max_batch_len)
+            .field("settings", &self.inner.settings)
             .finish()
     }
 }
@@ -198,7 +223,7 @@ impl fmt::Debug for Router {
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct RouterBuilder {
     services: Vec<Box<dyn RpcService>>,
-    max_batch_len: usize,
+    settings: Settings,
 }
 
 impl RouterBuilder {
@@ -213,7 +238,17 @@ impl RouterBuilder {
     /// [`DEFAULT_MAX_BATCH_LEN`]). A longer batch is refused as a whole with
     /// one `-32600` error whose `data` gives the limit.
     pub fn max_batch_len(mut self, max: usize) -> Self {
-        self.max_batch_len = max;
+        self.settings.max_batch_len = max;
+        self
+    }
+
+    /// Gives each handler at most `timeout` to finish (default: no limit).
+    /// A request whose handler runs longer is answered `-32603` `"Request
+    /// timed out"` and its handler is dropped; the other requests, and the
+    /// other entries of its batch, are not disturbed.
+    #[cfg(feature = "rt")]
+    pub fn request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.settings.request_timeout = Some(timeout);
         self
     }
 
@@ -239,11 +274,7 @@ impl RouterBuilder {
             // A single service is asked directly; the table would go unused.
             routes.clear();
         }
-        Ok(Router::from_parts(
-            self.services,
-            routes,
-            self.max_batch_len,
-        ))
+        Ok(Router::from_parts(self.services, routes, self.settings))
     }
 }
 
