@@ -534,3 +534,30 @@ async fn a_batch_of_one_request_over_a_connection_is_answered() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_and_an_idle_one_later() {
+    let limits = Limits::default()
+        .header_timeout(Duration::from_millis(200))
+        .idle_timeout(Duration::from_millis(600));
+    let (handle, addr) = tcp(Framing::Lines, limits).await;
+
+    let started = Instant::now();
+    let mut silent = RawPeer::connect(addr).await;
+    assert_eq!(silent.line().await, None, "closed for saying nothing");
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    let mut talker = RawPeer::connect(addr).await;
+    talker
+        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,1],\"id\":1}\n")
+        .await;
+    assert_eq!(talker.line().await.unwrap()["result"], 2);
+    // Past the first-message deadline, the connection lives on until idle.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    talker
+        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[2,2],\"id\":2}\n")
+        .await;
+    assert_eq!(talker.line().await.unwrap()["result"], 4);
+    assert_eq!(talker.line().await, None, "closed once idle");
+    assert!(handle.shutdown().await);
+}

@@ -43,6 +43,7 @@ pub use framing::{FramedReader, FramedWriter, Framing};
 
 use super::connection::{self, Connection, Setup};
 use super::server::{self, Lifecycle, Server, ServerHandle};
+use super::{Inbound, MessageReader, MessageWriter};
 use crate::{Context, Router, TransportKind};
 
 /// What a TCP server sends a connection it has no room for before closing it.
@@ -80,7 +81,9 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let lifecycle = Lifecycle::default();
-        let driver = self.connection(reader, writer, framing, context, &lifecycle, None);
+        let reader = FramedReader::new(reader, framing, self.limits.message_size());
+        let writer = FramedWriter::new(writer, framing);
+        let driver = self.connection(reader, writer, context, &lifecycle, None);
         lifecycle.spawn(driver);
         // The one connection is the whole server: it has stopped when it ends.
         lifecycle.tasks.close();
@@ -105,9 +108,15 @@ impl Server {
             TCP_REFUSAL,
             move |stream, peer| {
                 let (reader, writer) = stream.into_split();
+                let limits = &server.limits;
+                let reader = FramedReader::new(reader, framing, limits.message_size());
+                // A peer that connects and says nothing is dropped as soon as
+                // an HTTP client that sends no headers would be.
+                let reader = FirstMessageWithin::new(reader, limits.header_wait());
+                let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let idle = Some(server.limits.idle_wait());
-                server.connection(reader, writer, framing, context, &connections, idle)
+                let idle = Some(limits.idle_wait());
+                server.connection(reader, writer, context, &connections, idle)
             },
         );
         Ok(ServerHandle::new(
@@ -122,14 +131,13 @@ impl Server {
         &self,
         reader: R,
         writer: W,
-        framing: Framing,
         context: Context,
         lifecycle: &Lifecycle,
         idle_timeout: Option<Duration>,
     ) -> impl Future<Output = ()> + Send + use<R, W>
     where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
+        R: MessageReader,
+        W: MessageWriter,
     {
         let setup = Setup {
             router: self.router.clone(),
@@ -138,10 +146,44 @@ impl Server {
             idle_timeout,
             stopping: lifecycle.stopping.clone(),
         };
-        let reader = FramedReader::new(reader, framing, self.limits.message_size());
-        let writer = FramedWriter::new(writer, framing);
         let (_, driver) = connection::open(reader, writer, setup, false);
         driver
+    }
+}
+
+/// Ends the stream when no first message arrives in time.
+///
+/// The deadline is fixed when the connection opens, so a read that is
+/// cancelled and resumed does not extend it.
+struct FirstMessageWithin<R> {
+    inner: R,
+    deadline: Option<tokio::time::Instant>,
+}
+
+impl<R> FirstMessageWithin<R> {
+    fn new(inner: R, within: Duration) -> Self {
+        FirstMessageWithin {
+            inner,
+            deadline: Some(tokio::time::Instant::now() + within),
+        }
+    }
+}
+
+impl<R: MessageReader> MessageReader for FirstMessageWithin<R> {
+    async fn read_message(&mut self) -> io::Result<Inbound> {
+        let Some(deadline) = self.deadline else {
+            return self.inner.read_message().await;
+        };
+        match tokio::time::timeout_at(deadline, self.inner.read_message()).await {
+            Ok(read) => {
+                self.deadline = None;
+                read
+            }
+            Err(_) => {
+                tracing::debug!("a connection sent nothing in time: closed");
+                Ok(Inbound::Closed)
+            }
+        }
     }
 }
 
