@@ -496,3 +496,74 @@ async fn every_notification_of_a_large_batch_runs_exactly_once() {
     assert_eq!(router.handle(format!("[{batch}]").as_bytes()).await, None);
     assert_eq!(ticks.load(Ordering::SeqCst), 500);
 }
+
+#[tokio::test]
+async fn numbers_beyond_f64_are_invalid_requests_not_parse_errors() {
+    // Found by the router fuzz targets. serde_json will not read 1e400 (or a
+    // 400-digit integer) as a value, so an entry or a `method` that is such a
+    // number made the whole message a -32700, a batch's valid requests
+    // unanswered with it. It is valid JSON: only that entry is invalid.
+    let (router, calc) = common::calculator();
+    let get_data = r#"{"jsonrpc":"2.0","method":"get_data","id":1}"#;
+    let invalid = |reason: &str, id: Value| {
+        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request",
+            "data": {"reason": reason}}, "id": id})
+    };
+    let not_an_object = invalid("a request must be a JSON object", Value::Null);
+    for single in ["1e400", "-1e400", &format!("1{}", "0".repeat(400))] {
+        assert_eq!(call(&router, single).await, not_an_object, "{single}");
+    }
+    let reply = call(&router, &format!("[{get_data},1e400,-1e400]")).await;
+    assert_eq!(
+        reply,
+        json!([
+            {"jsonrpc": "2.0", "result": ["hello", 5], "id": 1},
+            not_an_object,
+            not_an_object
+        ])
+    );
+    let reply = call(&router, r#"{"jsonrpc":"2.0","method":1e400,"id":2}"#).await;
+    assert_eq!(reply, invalid("`method` must be a string", json!(2)));
+    // The rest of a batch still runs, notifications included.
+    let batch = r#"[{"jsonrpc":"2.0","method":"update","params":[4]},{"jsonrpc":"2.0","method":-1e999,"id":"m"}]"#;
+    let reply = call(&router, batch).await;
+    assert_eq!(
+        reply,
+        json!([invalid("`method` must be a string", json!("m"))])
+    );
+    assert_eq!(calc.total(), 4);
+    // Over the batch limit, such a batch is still refused whole.
+    let router = Router::builder()
+        .service(Calc::default().into_service())
+        .max_batch_len(2)
+        .build()
+        .unwrap();
+    let reply = call(&router, &format!("[1e400,{get_data},{get_data}]")).await;
+    assert_eq!(error_of(&reply)["message"], "Batch too large");
+    // And text that is not JSON is still a parse error.
+    let reply = call(&router, "[1e400,").await;
+    assert_eq!(code_of(&reply), -32700);
+}
+
+#[tokio::test]
+async fn a_method_name_with_a_lone_surrogate_is_an_invalid_request() {
+    // Found by the router_model fuzz target: no Rust string holds "\ud800",
+    // and reading one failed the whole message with -32700 and a null id.
+    let (router, _) = common::calculator();
+    let reply = call(&router, r#"{"jsonrpc":"2.0","method":"\ud800","id":"x"}"#).await;
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request",
+            "data": {"reason": "`method` is not valid Unicode"}}, "id": "x"})
+    );
+    // Not a valid notification either: it is answered.
+    let reply = call(&router, r#"{"jsonrpc":"2.0","method":"\udc00"}"#).await;
+    assert_eq!(code_of(&reply), -32600);
+    // Escapes that decode still name the method.
+    let reply = call(
+        &router,
+        r#"{"jsonrpc":"2.0","method":"get\u005fdata","id":3}"#,
+    )
+    .await;
+    assert_eq!(result_of(&reply), &json!(["hello", 5]));
+}

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use typed_rpc::client::{Batch, ClientExt, Params, Transport};
@@ -43,9 +44,20 @@ pub trait Language {
 
     #[method(name = "transport")]
     async fn transport_kind(&self, #[context] cx: &Context) -> RpcResult<String>;
+
+    /// Replaces the document, slowly.
+    #[notification(name = "didChange")]
+    async fn did_change(&self, text: String);
+
+    /// The document as the server has it.
+    #[method(name = "text")]
+    async fn text(&self) -> RpcResult<String>;
 }
 
-struct LanguageServer;
+#[derive(Default)]
+struct LanguageServer {
+    text: Mutex<String>,
+}
 
 impl Language for LanguageServer {
     async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
@@ -84,6 +96,15 @@ impl Language for LanguageServer {
             cx.remote_addr().is_some()
         ))
     }
+
+    async fn did_change(&self, text: String) {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        *self.text.lock().unwrap() = text;
+    }
+
+    async fn text(&self) -> RpcResult<String> {
+        Ok(self.text.lock().unwrap().clone())
+    }
 }
 
 #[derive(Default)]
@@ -95,6 +116,8 @@ struct EditorHandlers(Arc<EditorState>);
 
 impl Editor for EditorHandlers {
     async fn log_message(&self, params: LogMessage) {
+        // Slow, so that a response racing past it would be caught.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         self.0.logs.lock().unwrap().push(params);
     }
 
@@ -104,7 +127,7 @@ impl Editor for EditorHandlers {
 }
 
 fn server(limits: Limits) -> Server {
-    Server::new(Router::new(LanguageServer.into_service())).limits(limits)
+    Server::new(Router::new(LanguageServer::default().into_service())).limits(limits)
 }
 
 async fn tcp(framing: Framing, limits: Limits) -> (ServerHandle, std::net::SocketAddr) {
@@ -374,4 +397,140 @@ async fn a_stream_server_stops_when_its_peer_closes_the_stream() {
         connection.call::<i64>("add", None).await,
         Err(ClientError::Transport(_))
     ));
+}
+
+#[tokio::test]
+async fn notifications_run_in_order_and_before_what_follows_them() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
+    let client = LanguageClient::new(
+        StreamConnector::new(Framing::Lines)
+            .connect_tcp(addr)
+            .await
+            .unwrap(),
+    );
+    for version in 1..=5 {
+        client
+            .did_change(format!("version {version}"))
+            .await
+            .unwrap();
+    }
+    // Each change sleeps; the request sent right after them sees the last one.
+    assert_eq!(client.text().await.unwrap(), "version 5");
+    drop(client);
+    assert!(handle.shutdown().await);
+}
+
+/// A server that asks its client a question while answering a call.
+#[rpc]
+pub trait Asker {
+    #[method(name = "ask")]
+    async fn ask(&self, #[context] cx: &typed_rpc::Context) -> typed_rpc::RpcResult<String>;
+
+    #[method(name = "ping")]
+    async fn ping(&self) -> typed_rpc::RpcResult<String>;
+}
+
+struct AskerImpl;
+
+impl Asker for AskerImpl {
+    async fn ask(&self, cx: &typed_rpc::Context) -> typed_rpc::RpcResult<String> {
+        let connection = cx.connection().expect("a stream call has a connection");
+        connection
+            .call::<String>("question", None)
+            .await
+            .map_err(|err| typed_rpc::ErrorObject::new(-32000, err.to_string()))
+    }
+
+    async fn ping(&self) -> typed_rpc::RpcResult<String> {
+        Ok("pong".to_owned())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_mixing_responses_and_requests_loses_neither() {
+    // A connection told requests from responses by a batch's first entry
+    // only: the requests of `[response, request]` went unanswered, and the
+    // responses of `[request, response]` never reached their calls.
+    for response_first in [true, false] {
+        let (client, server_end) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server_end);
+        let server = Server::new(Router::new(AskerImpl.into_service()));
+        let handle = server.serve_stream(read, write, Framing::Lines);
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let mut lines = BufReader::new(client_read).lines();
+        let mut next = async || -> Value {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+                .await
+                .expect("a reply in time")
+                .unwrap()
+                .unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        client_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"ask\",\"id\":\"a\"}\n")
+            .await
+            .unwrap();
+        let question = next().await;
+        assert_eq!(question["method"], "question", "{question}");
+        let response = json!({"jsonrpc": "2.0", "result": "forty-two", "id": question["id"]});
+        let request = json!({"jsonrpc": "2.0", "method": "ping", "id": "p"});
+        let batch = match response_first {
+            true => json!([response, request]),
+            false => json!([request, response]),
+        };
+        client_write
+            .write_all(format!("{batch}\n").as_bytes())
+            .await
+            .unwrap();
+        let mut replies = vec![next().await, next().await];
+        replies.sort_by_key(Value::is_object);
+        assert_eq!(
+            replies,
+            [
+                json!([{"jsonrpc": "2.0", "result": "pong", "id": "p"}]),
+                json!({"jsonrpc": "2.0", "result": "forty-two", "id": "a"}),
+            ],
+            "response first: {response_first}"
+        );
+        client_write.shutdown().await.unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(10), handle.stopped())
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_one_request_over_a_connection_is_answered() {
+    // Its reply is `[response]`: one response, handed to the waiting call
+    // as the whole message, the array around it and all, which no call
+    // could decode.
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_end);
+    let handle = Server::new(Router::new(AskerImpl.into_service())).serve_stream(
+        read,
+        write,
+        Framing::Lines,
+    );
+    let (client_read, client_write) = tokio::io::split(client);
+    let connection = StreamConnector::new(Framing::Lines).connect(client_read, client_write);
+    for notifications in [0, 2] {
+        let mut batch = Batch::new();
+        let pong = batch.request::<String>("ping", None);
+        for _ in 0..notifications {
+            batch.notify(
+                "update",
+                Some(typed_rpc::client::Params::from_value(&[1]).unwrap()),
+            );
+        }
+        let replies = connection.send_batch(&batch).await.unwrap();
+        assert_eq!(
+            replies.get(&pong).unwrap(),
+            "pong",
+            "with {notifications} notifications"
+        );
+    }
+    drop(connection);
+    tokio::time::timeout(std::time::Duration::from_secs(10), handle.stopped())
+        .await
+        .unwrap();
 }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{
@@ -303,6 +303,7 @@ async fn read_loop<R: MessageReader>(
     context: Arc<Context>,
 ) {
     let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
+    let (mut order, notifications) = Order::start(setup, &context, shared);
     loop {
         let read = tokio::select! {
             read = read_next(&mut reader, setup.idle_timeout) => read,
@@ -316,7 +317,7 @@ async fn read_loop<R: MessageReader>(
                 continue;
             }
             // Idle: close only if nothing is going on.
-            Ok(None) if idle(&in_flight, setup, shared) => break,
+            Ok(None) if idle(&in_flight, setup, shared) && order.is_settled() => break,
             Ok(None) => continue,
             Ok(Some(Inbound::Closed)) => break,
             Err(err) => {
@@ -324,10 +325,29 @@ async fn read_loop<R: MessageReader>(
                 break;
             }
         };
-        if let Incoming::Responses(responses) = wire::classify(&message) {
-            deliver(shared, &message, responses);
-            continue;
-        }
+        let request = match wire::classify(&message) {
+            Incoming::Notification => {
+                if !order.queue(message, shared).await {
+                    break;
+                }
+                continue;
+            }
+            Incoming::ForRouter => message,
+            Incoming::Responses(responses) => {
+                order.deliver(shared, &message, responses);
+                continue;
+            }
+            Incoming::Mixed {
+                responses,
+                requests,
+            } => {
+                // The responses go to their calls; the rest, still a batch,
+                // to the router.
+                let requests = Bytes::from(batch_of(&requests));
+                order.deliver(shared, &message, responses);
+                requests
+            }
+        };
         let permit = tokio::select! {
             permit = in_flight.clone().acquire_owned() => permit,
             () = shared.closing.cancelled() => break,
@@ -335,16 +355,110 @@ async fn read_loop<R: MessageReader>(
         let Ok(permit) = permit else { break };
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
+        let settled = order.settled();
         tokio::spawn(async move {
-            if let Some(reply) = router.handle_with(&message, &context).await {
+            settled.await;
+            if let Some(reply) = router.handle_with(&request, &context).await {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);
         });
     }
-    // Let the requests in flight finish and queue their replies, then close.
+    // Let the notifications and requests in flight finish and queue their
+    // replies, then close.
+    drop(order);
+    let _ = notifications.await;
     let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
     shared.closing.cancel();
+}
+
+/// Keeps the peer's notifications in order: they run one after another, and
+/// whatever arrives after a notification (a request, a response to one of
+/// our calls) waits until it has run. An LSP server sees `didChange` before
+/// the `hover` that follows it; an MCP client sees every progress
+/// notification before the result. Requests still run concurrently with one
+/// another.
+struct Order {
+    queue: mpsc::Sender<(u64, Bytes)>,
+    /// How many notifications have been queued.
+    received: u64,
+    /// How many have run.
+    done: watch::Receiver<u64>,
+}
+
+impl Order {
+    /// Starts the task that runs notifications; returns it to be awaited at the end.
+    fn start(
+        setup: &Setup,
+        context: &Arc<Context>,
+        shared: &Shared,
+    ) -> (Self, tokio::task::JoinHandle<()>) {
+        let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
+        let (done_tx, done) = watch::channel(0);
+        let (router, context, outbox) =
+            (setup.router.clone(), context.clone(), shared.outbox.clone());
+        let task = tokio::spawn(async move {
+            while let Some((number, message)) = queued.recv().await {
+                // An invalid notification is answered, as the protocol says.
+                if let Some(reply) = router.handle_with(&message, &context).await {
+                    let _ = outbox.send(reply).await;
+                }
+                done_tx.send_replace(number);
+            }
+        });
+        let order = Order {
+            queue,
+            received: 0,
+            done,
+        };
+        (order, task)
+    }
+
+    /// Whether every notification received so far has run.
+    fn is_settled(&self) -> bool {
+        *self.done.borrow() >= self.received
+    }
+
+    /// Resolves once every notification received so far has run.
+    fn settled(&self) -> impl Future<Output = ()> + Send + use<> {
+        let (mut done, received) = (self.done.clone(), self.received);
+        async move {
+            // An error means the notification task has ended: nothing to wait for.
+            let _ = done.wait_for(|done| *done >= received).await;
+        }
+    }
+
+    /// Hands `responses` (from `message`) to their calls: now, or once the
+    /// notifications that came before them have run.
+    fn deliver(
+        &self,
+        shared: &Arc<Shared>,
+        message: &Bytes,
+        responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
+    ) {
+        if self.is_settled() {
+            return deliver(shared, message, responses);
+        }
+        let (shared, message, settled) = (shared.clone(), message.clone(), self.settled());
+        tokio::spawn(async move {
+            settled.await;
+            match wire::classify(&message) {
+                Incoming::Responses(responses) | Incoming::Mixed { responses, .. } => {
+                    deliver(&shared, &message, responses)
+                }
+                Incoming::Notification | Incoming::ForRouter => {}
+            }
+        });
+    }
+
+    /// Queues a notification; `false` if the connection is closing.
+    async fn queue(&mut self, message: Bytes, shared: &Shared) -> bool {
+        self.received += 1;
+        tokio::select! {
+            sent = self.queue.send((self.received, message)) => sent.is_ok(),
+            () = shared.closing.cancelled() => false,
+        }
+    }
 }
 
 /// The next message, or `None` when the idle timeout passed first.
@@ -365,13 +479,29 @@ fn idle(in_flight: &Semaphore, setup: &Setup, shared: &Shared) -> bool {
     in_flight.available_permits() == setup.max_in_flight && lock(&shared.pending).is_empty()
 }
 
-/// Hands each response to the call waiting for its id.
+/// The text of a batch of `entries`.
+#[cold]
+fn batch_of(entries: &[&serde_json::value::RawValue]) -> String {
+    let mut batch = String::from("[");
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            batch.push(',');
+        }
+        batch.push_str(entry.get());
+    }
+    batch.push(']');
+    batch
+}
+
+/// Hands each response to the call waiting for its id, the whole `message`
+/// without a copy when it is nothing but that one response.
 fn deliver(
     shared: &Shared,
     message: &Bytes,
     responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
 ) {
-    let single = responses.len() == 1;
+    // Not a batch of one, `[response]`: the call wants the response alone.
+    let single = matches!(responses.as_slice(), [(_, raw)] if raw.get().len() == message.len());
     for (id, raw) in responses {
         let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
         match waiting {

@@ -9,15 +9,23 @@ use serde_json::value::RawValue;
 /// What a message arriving on a two-way connection is.
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
-    /// A request, a notification, a batch of them, or something invalid: all
-    /// for the router, which answers each as the protocol says.
+    /// A single notification (a `method` and no `id`), for the router.
+    Notification,
+    /// A request, a batch, or something invalid: all for the router, which
+    /// answers each as the protocol says.
     ForRouter,
     /// Responses to our own requests, each with the id it answers.
     Responses(Vec<(Option<u64>, &'a RawValue)>),
+    /// A batch of both: the responses, and the other entries for the router.
+    Mixed {
+        responses: Vec<(Option<u64>, &'a RawValue)>,
+        requests: Vec<&'a RawValue>,
+    },
 }
 
 /// Classifies `message`. A response carries `result` or `error` and no
-/// `method`; a batch is classified by its first element.
+/// `method`; a batch is sorted entry by entry, so that neither a request nor
+/// a response in it is lost.
 pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
     let first = message.iter().find(|b| !b.is_ascii_whitespace());
     match first {
@@ -29,6 +37,7 @@ pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
                     Err(_) => Incoming::ForRouter,
                 }
             }
+            Ok(peek) if peek.is_notification() => Incoming::Notification,
             _ => Incoming::ForRouter,
         },
         Some(b'[') => classify_batch(message).unwrap_or(Incoming::ForRouter),
@@ -38,17 +47,23 @@ pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
 
 fn classify_batch(message: &[u8]) -> Option<Incoming<'_>> {
     let entries: Vec<&RawValue> = serde_json::from_slice(message).ok()?;
-    let peeks: Vec<Peek<'_>> = entries
-        .iter()
-        .map(|raw| serde_json::from_str(raw.get()))
-        .collect::<Result<_, _>>()
-        .ok()?;
-    if !peeks.first()?.is_response() {
-        return None;
+    let mut responses = Vec::new();
+    let mut requests = Vec::new();
+    for raw in entries {
+        match serde_json::from_str::<Peek<'_>>(raw.get()) {
+            Ok(peek) if peek.is_response() => responses.push((peek.id(), raw)),
+            // A request, or anything else: the router answers it.
+            _ => requests.push(raw),
+        }
     }
-    Some(Incoming::Responses(
-        peeks.iter().map(Peek::id).zip(entries).collect(),
-    ))
+    match (responses.is_empty(), requests.is_empty()) {
+        (true, _) => None,
+        (false, true) => Some(Incoming::Responses(responses)),
+        (false, false) => Some(Incoming::Mixed {
+            responses,
+            requests,
+        }),
+    }
 }
 
 /// The members that tell a response from a request.
@@ -62,6 +77,10 @@ struct Peek<'a> {
 impl Peek<'_> {
     fn is_response(&self) -> bool {
         self.outcome && !self.method
+    }
+
+    fn is_notification(&self) -> bool {
+        self.method && self.id.is_none() && !self.outcome
     }
 
     /// The id as the number our clients send; `None` for any other id.

@@ -67,18 +67,42 @@ pub(crate) enum Message<'a> {
 
 /// Parses one message; an `Err` is the single error object to send back.
 pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
+    read(input, max_batch_len, false).or_else(|err| {
+        if err.code() != crate::code::PARSE_ERROR {
+            return Err(err);
+        }
+        // serde_json refuses to read a number beyond `f64`'s range as a value,
+        // so valid JSON whose entry is such a number (`1e400`, `[1, 1e400]`)
+        // fails the typed read. That entry is an invalid request, not a parse
+        // error: read again with each entry taken raw first. Only a refused
+        // message pays for the second pass.
+        read(input, max_batch_len, true).map_err(|again| match again.code() {
+            // Not JSON after all: the first reading's error says where.
+            crate::code::PARSE_ERROR => err,
+            // JSON, but refused as a whole (a batch over the limit).
+            _ => again,
+        })
+    })
+}
+
+/// Parses one message; with `raw_entries`, each entry is read as raw JSON
+/// before it is read as a request.
+fn read(input: &[u8], max_batch_len: usize, raw_entries: bool) -> Result<Message<'_>, ErrorObject> {
     let first = input
         .iter()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     if first != Some(&b'[') {
-        return serde_json::from_slice(input)
-            .map(Message::Single)
-            .map_err(parse_failure);
+        let entry = match raw_entries {
+            false => serde_json::from_slice(input),
+            true => serde_json::from_slice(input).and_then(entry_from_raw),
+        };
+        return entry.map(Message::Single).map_err(parse_failure);
     }
     let mut too_large = false;
     let seed = BatchSeed {
         max_len: max_batch_len,
         too_large: &mut too_large,
+        raw_entries,
     };
     let mut de = serde_json::Deserializer::from_slice(input);
     let batch = seed
@@ -128,6 +152,19 @@ fn batch_too_large(max_len: usize) -> ErrorObject {
 struct BatchSeed<'f> {
     max_len: usize,
     too_large: &'f mut bool,
+    raw_entries: bool,
+}
+
+/// The entry `raw` is: a request object, or an invalid entry for any other value.
+fn entry_from_raw(raw: &RawValue) -> Result<Entry<'_>, serde_json::Error> {
+    if raw.get().starts_with('{') {
+        serde_json::from_str(raw.get())
+    } else {
+        Ok(Entry::Invalid {
+            id: None,
+            reason: NOT_AN_OBJECT,
+        })
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for BatchSeed<'_> {
@@ -156,7 +193,14 @@ impl<'de> Visitor<'de> for BatchSeed<'_> {
                 }
                 return Ok(entries);
             }
-            match seq.next_element::<Entry<'de>>()? {
+            let entry = match self.raw_entries {
+                false => seq.next_element::<Entry<'de>>()?,
+                true => match seq.next_element::<&'de RawValue>()? {
+                    Some(raw) => Some(entry_from_raw(raw).map_err(de::Error::custom)?),
+                    None => None,
+                },
+            };
+            match entry {
                 Some(entry) => entries.push(entry),
                 None => return Ok(entries),
             }
@@ -275,6 +319,7 @@ impl<'de> Members<'de> {
         let method = match self.method {
             Some(MethodName::Str(method)) => method,
             Some(MethodName::Other) => return invalid("`method` must be a string"),
+            Some(MethodName::NotUnicode) => return invalid("`method` is not valid Unicode"),
             None => return invalid("`method` is missing"),
         };
         if self
@@ -344,36 +389,26 @@ impl Visitor<'_> for MemberVisitor {
 /// The `method` member: a string (borrowed unless it has escapes) or anything else.
 enum MethodName<'de> {
     Str(Cow<'de, str>),
+    /// A string with a lone surrogate escape (`"\ud800"`), which no Rust string holds.
+    NotUnicode,
     Other,
 }
 
 impl<'de> de::Deserialize<'de> for MethodName<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MethodNameVisitor)
-    }
-}
-
-struct MethodNameVisitor;
-
-impl<'de> Visitor<'de> for MethodNameVisitor {
-    type Value = MethodName<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a method name")
-    }
-
-    visit_scalars!(MethodName::Other);
-
-    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
-        Ok(MethodName::Str(Cow::Borrowed(name)))
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
-        Ok(MethodName::Str(Cow::Owned(name.to_owned())))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(MethodName::Other)
+        // Read raw: no value of `method` may fail the whole message, not even
+        // a number beyond `f64`'s range, which serde_json refuses as a value.
+        let raw = <&'de RawValue as de::Deserialize<'de>>::deserialize(deserializer)?;
+        let text = raw.get();
+        let Some(quoted) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+            return Ok(MethodName::Other);
+        };
+        if !quoted.contains('\\') {
+            return Ok(MethodName::Str(Cow::Borrowed(quoted)));
+        }
+        Ok(match serde_json::from_str::<String>(text) {
+            Ok(name) => MethodName::Str(Cow::Owned(name)),
+            Err(_) => MethodName::NotUnicode,
+        })
     }
 }

@@ -40,7 +40,8 @@ pub struct FramedReader<R> {
     skip_line: bool,
     /// `Content-Length`: bytes of an oversized body still to be thrown away.
     skip_bytes: usize,
-    /// Where the search for a newline resumes, so a long line is scanned once.
+    /// Where the search for a newline (or the blank line ending a header
+    /// block) resumes, so a long line or header is scanned once.
     scanned: usize,
 }
 
@@ -76,9 +77,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
         loop {
             let Some(offset) = self.buf[self.scanned..].iter().position(|&b| b == b'\n') else {
                 self.scanned = self.buf.len();
+                // A `\r` at the end may be the one before the newline, which
+                // is not part of the line: a line of exactly the limit is still
+                // accepted however the read that ends it is split.
+                let pending_cr = usize::from(self.buf.last() == Some(&b'\r'));
                 if self.skip_line {
                     self.discard_buffered();
-                } else if self.buf.len() > self.max_message_size {
+                } else if self.buf.len() > self.max_message_size.saturating_add(pending_cr) {
                     self.skip_line = true;
                     self.discard_buffered();
                     return Some(Inbound::TooLarge);
@@ -94,11 +99,13 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
             if line.last() == Some(&b'\r') {
                 line.truncate(line.len() - 1);
             }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+            // The length first: an unfinished line over the limit is refused
+            // before it is known to be blank, so a whole one must be too.
             if line.len() > self.max_message_size {
                 return Some(Inbound::TooLarge);
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
             }
             return Some(Inbound::Message(line.freeze()));
         }
@@ -118,12 +125,19 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
                 return Ok(None);
             }
         }
-        let Some((header_len, length)) = parse_headers(&self.buf)? else {
-            if self.buf.len() > MAX_HEADER_BLOCK {
+        // The block must end within the limit wherever the reads split it, so
+        // only that much is searched.
+        let window = &self.buf[..self.buf.len().min(MAX_HEADER_BLOCK)];
+        let Some((header_len, length)) = parse_headers(window, self.scanned)? else {
+            if self.buf.len() >= MAX_HEADER_BLOCK {
                 return Err(invalid("header block too long"));
             }
+            // Resume the search where it stopped, less what may be the start
+            // of the blank line: a header trickling in is scanned once.
+            self.scanned = window.len().saturating_sub(3);
             return Ok(None);
         };
+        self.scanned = 0;
         if length > self.max_message_size {
             self.buf.advance(header_len);
             let now = length.min(self.buf.len());
@@ -131,8 +145,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
             self.skip_bytes = length - now;
             return Ok(Some(Inbound::TooLarge));
         }
-        if self.buf.len() < header_len + length {
-            self.buf.reserve(header_len + length - self.buf.len());
+        // Wait for the body without reserving room for it: the buffer grows
+        // with the bytes that come, so a header alone cannot make the reader
+        // allocate the declared length.
+        if self.buf.len() < header_len.saturating_add(length) {
             return Ok(None);
         }
         self.buf.advance(header_len);
@@ -141,9 +157,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> FramedReader<R> {
 }
 
 /// Parses a complete header block at the start of `buf`: its length and the
-/// declared content length. `None` while the block is incomplete.
-fn parse_headers(buf: &[u8]) -> io::Result<Option<(usize, usize)>> {
-    let Some(end) = find(buf, b"\r\n\r\n") else {
+/// declared content length. `None` while the block is incomplete. The blank
+/// line that ends it is searched for from `from` on.
+fn parse_headers(buf: &[u8], from: usize) -> io::Result<Option<(usize, usize)>> {
+    let Some(end) = find(&buf[from..], b"\r\n\r\n").map(|at| from + at) else {
         return Ok(None);
     };
     let block =
