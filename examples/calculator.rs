@@ -1,16 +1,21 @@
 //! The calculator of the JSON-RPC 2.0 specification, served for real.
 //!
 //! ```text
-//! calculator                      serve HTTP on 127.0.0.1:3000
-//! calculator --http 127.0.0.1:PORT --tcp 127.0.0.1:PORT   (any combination)
+//! calculator                      serve HTTP (and WebSocket) on 127.0.0.1:3000
+//! calculator --http 127.0.0.1:PORT --ws 127.0.0.1:PORT --tcp 127.0.0.1:PORT   (any combination)
 //! calculator --stdio [--framing lines|content-length]
 //! ```
 //!
 //! Each network listener prints `listening on <scheme>://<addr>` (with the
-//! real port when given port 0). The TCP listener speaks newline-delimited
-//! JSON. With `--stdio`, stdout carries only messages and the server stops
-//! when stdin ends. SIGTERM or Ctrl-C starts a graceful shutdown: requests
-//! in flight finish and get their replies.
+//! real port when given port 0). An HTTP listener also accepts WebSocket
+//! upgrades on its port; `--ws` starts the same kind of listener and
+//! announces it as `ws://`. The TCP listener speaks newline-delimited JSON.
+//! With `--stdio`, stdout carries only messages and the server stops when
+//! stdin ends. SIGTERM or Ctrl-C starts a graceful shutdown: requests in
+//! flight finish and get their replies (WebSocket connections then close
+//! with `1001`).
+//!
+//! `cargo run --example calculator_client` calls it over HTTP and WebSocket.
 
 #[path = "common/calculator_api.rs"]
 mod calculator_api;
@@ -27,13 +32,19 @@ use typed_rpc::transport::{Server, ServerHandle};
 #[derive(Debug, Default)]
 struct Options {
     http: Vec<String>,
+    ws: Vec<String>,
     tcp: Vec<String>,
     stdio: bool,
     framing: Framing,
 }
 
-const USAGE: &str =
-    "usage: calculator [--http ADDR] [--tcp ADDR] | --stdio [--framing lines|content-length]";
+const USAGE: &str = "\
+usage: calculator [--http ADDR] [--ws ADDR] [--tcp ADDR] | --stdio [--framing lines|content-length]
+  --http ADDR   JSON-RPC over HTTP POST; WebSocket upgrades are accepted on the same port
+  --ws ADDR     the same listener, announced as ws://ADDR (it answers POSTs too)
+  --tcp ADDR    newline-delimited JSON over TCP
+  --stdio       stdin and stdout, one connection; stops when stdin ends
+Each flag may be repeated; with no listener at all, --http 127.0.0.1:3000.";
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut options = Options::default();
@@ -41,6 +52,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, Stri
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--http" => options.http.push(value()?),
+            "--ws" => options.ws.push(value()?),
             "--tcp" => options.tcp.push(value()?),
             "--stdio" => options.stdio = true,
             "--framing" => {
@@ -54,10 +66,11 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, Stri
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    if options.stdio && !(options.http.is_empty() && options.tcp.is_empty()) {
+    let listeners = options.http.len() + options.ws.len() + options.tcp.len();
+    if options.stdio && listeners > 0 {
         return Err("--stdio serves stdin and stdout only; it takes no listeners".to_owned());
     }
-    if !options.stdio && options.http.is_empty() && options.tcp.is_empty() {
+    if !options.stdio && listeners == 0 {
         options.http.push("127.0.0.1:3000".to_owned());
         eprintln!(
             "try: curl --json '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://127.0.0.1:3000"
@@ -106,6 +119,11 @@ async fn serve_listeners(server: &Server, options: &Options) -> Result<Vec<Serve
     for addr in &options.http {
         let handle = server.clone().serve_http(addr.as_str()).await;
         handles.push(announce("http", addr, handle)?);
+    }
+    for addr in &options.ws {
+        // The HTTP listener is the WebSocket listener: it upgrades on request.
+        let handle = server.clone().serve_http(addr.as_str()).await;
+        handles.push(announce("ws", addr, handle)?);
     }
     for addr in &options.tcp {
         let handle = server.serve_tcp(addr.as_str(), Framing::Lines).await;

@@ -1,6 +1,8 @@
 //! The HTTP transport, end to end on loopback: the server (standalone and
 //! mounted in axum), the client, and the generated typed client over it.
 
+mod common;
+
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -280,38 +282,6 @@ const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],
 // ---------------------------------------------------------------------------
 // The server.
 
-/// Whether `actual` is the reply `expected` describes: same ids, results and
-/// error codes (messages may differ, `data` may be added), batch entries in any order.
-fn same_reply(expected: &Value, actual: &Value) -> bool {
-    match (expected, actual) {
-        (Value::Array(expected), Value::Array(actual)) => {
-            let mut unmatched: Vec<&Value> = actual.iter().collect();
-            expected.len() == actual.len()
-                && expected.iter().all(|e| {
-                    match unmatched.iter().position(|a| same_response(e, a)) {
-                        Some(at) => {
-                            unmatched.remove(at);
-                            true
-                        }
-                        None => false,
-                    }
-                })
-        }
-        _ => same_response(expected, actual),
-    }
-}
-
-fn same_response(expected: &Value, actual: &Value) -> bool {
-    actual["jsonrpc"] == "2.0"
-        && actual.get("id") == expected.get("id")
-        && match expected.get("error") {
-            Some(error) => {
-                actual.get("result").is_none() && actual["error"]["code"] == error["code"]
-            }
-            None => actual.get("error").is_none() && actual.get("result") == expected.get("result"),
-        }
-}
-
 #[tokio::test]
 async fn every_conformance_vector_over_http() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -341,7 +311,7 @@ async fn every_conformance_vector_over_http() {
                 );
                 let actual = response.json();
                 assert!(
-                    same_reply(expected, &actual),
+                    common::same_reply(expected, &actual),
                     "{name}: expected {expected}, got {actual}"
                 );
             }
@@ -383,9 +353,9 @@ async fn other_methods_get_405_with_allow_post() {
         assert_eq!(response.status, 405, "{method}");
         assert_eq!(response.header("allow"), Some("POST"), "{method}");
     }
-    // Without the `ws` feature a WebSocket handshake is just another GET.
-    let upgrade = "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-                   Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+    // A WebSocket handshake is a GET too, answered `101` with the `ws`
+    // feature (tests/ws.rs); an upgrade to anything else is refused.
+    let upgrade = "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
     let response = Conn::open(addr).await.send(upgrade.as_bytes()).await;
     assert_eq!(response.status, 405);
 }

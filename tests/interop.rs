@@ -2,9 +2,10 @@
 //!
 //! - vscode-jsonrpc (npm) runs the calculator example as a child process and
 //!   calls it over stdio with `Content-Length` framing;
-//! - jayson's HTTP and TCP clients (npm) call `calculator --http` and `--tcp`;
+//! - jayson's HTTP, TCP and WebSocket clients (npm; WebSocket over the `ws`
+//!   package) call `calculator --http`, `--tcp` and `--ws`;
 //! - jsonrpcclient with requests (PyPI) calls `calculator --http`;
-//! - our generated client calls a jayson HTTP server.
+//! - our generated client calls jayson's HTTP, TCP and WebSocket servers.
 //!
 //! The foreign side lives in `tests/interop/`: scripts that print a JSON
 //! report, and the manifests that pin their packages. The packages are
@@ -31,6 +32,7 @@ use serde_json::{Value, json};
 use typed_rpc::client::{Batch, ClientExt, Params, Transport};
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
+use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
 
 use calculator_api::CalculatorClient;
@@ -588,7 +590,24 @@ fn jayson_calls_the_calculator_over_tcp_lines() {
     assert_eq!(report["total"], 21, "every notification arrived");
 }
 
-/// What the jayson client checks over both transports.
+/// jayson's WebSocket client (over the `ws` package) keeps one connection
+/// for every call, matches replies by id, and ends with a close handshake.
+#[test]
+fn jayson_calls_the_calculator_over_websocket() {
+    let (_server, url) = serve_calculator(&["--ws", "127.0.0.1:0"]);
+    assert!(url.starts_with("ws://"), "{url}");
+    let report = report(node("jayson_client.js", &[&format!("{url}/")]));
+    assert_eq!(report["transport"], "ws");
+    check_jayson_calls(&report);
+    assert_eq!(report["total"], 21, "every notification arrived");
+    assert_eq!(
+        report["close"],
+        json!({"code": 1000, "reason": "done"}),
+        "our server echoed jayson's close frame"
+    );
+}
+
+/// What the jayson client checks over every transport.
 #[track_caller]
 fn check_jayson_calls(report: &Value) {
     assert!(
@@ -843,6 +862,28 @@ async fn generated_client_calls_a_jayson_tcp_server() {
     check_batch(&connection).await;
     let client = CalculatorClient::new(connection);
     assert_eq!(client.total().await.unwrap(), 6 + 4);
+}
+
+/// The generated client over WebSocket against jayson's WebSocket server
+/// (the `ws` package): one connection, text frames both ways.
+#[tokio::test]
+async fn generated_client_calls_a_jayson_websocket_server() {
+    let (_server, url) = serve(node("jayson_server.js", &["ws"]));
+    assert!(url.starts_with("ws://"), "{url}");
+    let connection = WsConnector::new()
+        .connect(&format!("{url}/"))
+        .await
+        .unwrap()
+        .with_timeout(PATIENCE);
+    check_generated_client(&connection).await;
+    check_batch(&connection).await;
+    let client = CalculatorClient::new(connection.clone());
+    assert_eq!(client.total().await.unwrap(), 6 + 4);
+    drop(client);
+    connection.close();
+    tokio::time::timeout(PATIENCE, connection.closed())
+        .await
+        .expect("the connection closes");
 }
 
 /// What a language server asks of its editor.

@@ -136,3 +136,36 @@ pub fn code_of(reply: &Value) -> i64 {
         .as_i64()
         .unwrap_or_else(|| panic!("error code is not an integer: {reply}"))
 }
+
+/// Whether `actual` is the reply `expected` describes (as the conformance
+/// vectors do): same ids, results and error codes (messages may differ,
+/// `data` may be added), batch entries in any order.
+pub fn same_reply(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Array(expected), Value::Array(actual)) => {
+            let mut unmatched: Vec<&Value> = actual.iter().collect();
+            expected.len() == actual.len()
+                && expected.iter().all(|e| {
+                    match unmatched.iter().position(|a| same_response(e, a)) {
+                        Some(at) => {
+                            unmatched.remove(at);
+                            true
+                        }
+                        None => false,
+                    }
+                })
+        }
+        _ => same_response(expected, actual),
+    }
+}
+
+fn same_response(expected: &Value, actual: &Value) -> bool {
+    actual["jsonrpc"] == "2.0"
+        && actual.get("id") == expected.get("id")
+        && match expected.get("error") {
+            Some(error) => {
+                actual.get("result").is_none() && actual["error"]["code"] == error["code"]
+            }
+            None => actual.get("error").is_none() && actual.get("result") == expected.get("result"),
+        }
+}

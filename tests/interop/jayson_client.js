@@ -1,19 +1,56 @@
 'use strict';
-// jayson's HTTP or TCP client calls the calculator: single calls with both
-// params shapes, notifications, errors and batches.
+// jayson's HTTP, TCP or WebSocket client calls the calculator: single calls
+// with both params shapes, notifications, errors and batches.
 //
 // Usage: node jayson_client.js http://HOST:PORT/
 //        node jayson_client.js tcp://HOST:PORT
+//        node jayson_client.js ws://HOST:PORT/
 
 const jayson = require('jayson');
 const { eventually, run, within } = require('./lib');
 
+/** jayson's client for `url`, once it can send. */
+async function connect(url) {
+  switch (url.protocol) {
+    case 'http:':
+      return jayson.Client.http(url.href);
+    case 'tcp:':
+      return jayson.Client.tcp({ host: url.hostname, port: Number(url.port) });
+    case 'ws:': {
+      // Over the `ws` package; sending before the handshake is done throws.
+      const client = jayson.Client.websocket({ url: url.href });
+      await within(
+        new Promise((resolve, reject) => {
+          client.ws.once('open', resolve);
+          client.ws.once('error', reject);
+        }),
+        5000,
+        `connecting to ${url.href}`,
+      );
+      return client;
+    }
+    default:
+      throw new Error(`unsupported URL ${url.href}`);
+  }
+}
+
+/** Closes a WebSocket client's connection with 1000 and resolves to what
+ * the server's close frame said, once the connection has ended. */
+function closeWebSocket(client) {
+  return within(
+    new Promise((resolve) => {
+      client.ws.once('close', (code, reason) => resolve({ code, reason: String(reason) }));
+      client.ws.close(1000, 'done');
+    }),
+    5000,
+    'closing the WebSocket',
+  );
+}
+
 run(async () => {
   const url = new URL(process.argv[2]);
   const http = url.protocol === 'http:';
-  const client = http
-    ? jayson.Client.http(url.href)
-    : jayson.Client.tcp({ host: url.hostname, port: Number(url.port) });
+  const client = await connect(url);
 
   /** Sends `request` (a request object, or an array for a batch) as it is
    * and resolves to the raw reply: a response object, an array, or
@@ -63,8 +100,8 @@ run(async () => {
   if (http) {
     report.notification_batch_reply = (await send(notifications)) ?? null;
   } else {
-    // Nothing answers a batch of notifications, and jayson's TCP client
-    // waits for a reply line until the connection ends: send them one by one.
+    // Nothing answers a batch of notifications, and jayson's TCP and
+    // WebSocket clients wait for a reply: send them one by one.
     for (const entry of notifications) {
       await send(entry);
     }
@@ -74,5 +111,8 @@ run(async () => {
     async () => (await send(request('total'))).result,
     (total) => total === 21,
   );
+  if (url.protocol === 'ws:') {
+    report.close = await closeWebSocket(client);
+  }
   return report;
 });

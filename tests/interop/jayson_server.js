@@ -1,13 +1,14 @@
 'use strict';
-// A calculator served by jayson over HTTP or TCP (newline-delimited), for
-// our generated client to call.
+// A calculator served by jayson over HTTP, TCP (newline-delimited) or
+// WebSocket, for our generated client to call.
 // Same methods as examples/common/calculator_api.rs; each accepts params by
 // position or by name. Integers stay within JavaScript's safe range, so an
 // `add` past 2^53 - 1 fails with the application error -32000 "Overflow".
 //
 // Usage: node jayson_server.js http [KEEP_ALIVE_MS]
 //        node jayson_server.js tcp
-// Prints `listening on <http|tcp>://127.0.0.1:PORT`; stops when stdin ends.
+//        node jayson_server.js ws
+// Prints `listening on <http|tcp|ws>://127.0.0.1:PORT`; stops when stdin ends.
 // Over HTTP, an idle kept-alive connection is closed after KEEP_ALIVE_MS
 // (Node's default: 5 s).
 
@@ -74,14 +75,25 @@ const server = new jayson.Server({
 });
 
 const [transport, keepAlive] = process.argv.slice(2);
-const listener = transport === 'tcp' ? server.tcp() : server.http();
-if (transport === 'http' && keepAlive) {
-  listener.keepAliveTimeout = Number(keepAlive);
+const announce = (address, port) =>
+  process.stdout.write(`listening on ${transport}://${address}:${port}\n`);
+if (transport === 'ws') {
+  // Over the `ws` package's server; each text frame is one message.
+  const wss = server.websocket({ host: '127.0.0.1', port: 0 });
+  wss.on('listening', () => {
+    const { address, port } = wss.address();
+    announce(address, port);
+  });
+} else {
+  const listener = transport === 'tcp' ? server.tcp() : server.http();
+  if (transport === 'http' && keepAlive) {
+    listener.keepAliveTimeout = Number(keepAlive);
+  }
+  listener.listen(0, '127.0.0.1', () => {
+    const { address, port } = listener.address();
+    announce(address, port);
+  });
 }
-listener.listen(0, '127.0.0.1', () => {
-  const { address, port } = listener.address();
-  process.stdout.write(`listening on ${transport === 'tcp' ? 'tcp' : 'http'}://${address}:${port}\n`);
-});
 // Whoever started us holds our stdin: when it goes, so do we.
 process.stdin.on('end', () => process.exit(0));
 process.stdin.on('error', () => process.exit(0));

@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | [`HttpClient`] |
 //! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
+//! | `ws` | WebSocket upgrades on the port of [`Server::serve_http`] (and of [`HttpService`]), see [`ws`] | [`WsConnector`] |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
 //! through its [`ServerHandle`].
@@ -19,6 +20,8 @@ mod limits;
 mod server;
 #[cfg(feature = "stream")]
 pub mod stream;
+#[cfg(feature = "ws")]
+pub mod ws;
 
 #[cfg(feature = "duplex")]
 pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
@@ -27,3 +30,5 @@ pub use server::{Server, ServerHandle};
 
 #[cfg(feature = "http")]
 pub use self::http::{HttpClient, HttpService};
+#[cfg(feature = "ws")]
+pub use self::ws::WsConnector;

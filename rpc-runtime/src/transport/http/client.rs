@@ -314,7 +314,7 @@ async fn body_start(mut body: Incoming) -> String {
 }
 
 /// The delay asked for in `Retry-After`: seconds, or an HTTP date.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));

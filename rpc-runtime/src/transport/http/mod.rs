@@ -13,5 +13,7 @@ mod client;
 pub(crate) mod server;
 
 pub use body::ResponseBody;
+#[cfg(feature = "ws")]
+pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
 pub use server::{HttpResponseFuture, HttpService};

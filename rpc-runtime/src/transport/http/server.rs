@@ -40,6 +40,11 @@ const REFUSAL: &[u8] =
 /// the peer's address when the request carries a [`SocketAddr`] extension
 /// (put it there from axum's `ConnectInfo` with a small layer).
 ///
+/// With the `ws` feature it also accepts WebSocket handshakes when the server
+/// running it supports upgrades (axum's `serve` does, as does hyper's
+/// `serve_connection(..).with_upgrades()`); the `transport::ws` module says
+/// what [`Server::serve_http`] does for those connections that it does not.
+///
 /// ```
 /// use bytes::Bytes;
 /// use http_body_util::{BodyExt, Full};
@@ -86,6 +91,40 @@ pub struct HttpService {
 pub(crate) struct Shared {
     pub(crate) router: Router,
     pub(crate) limits: Limits,
+    /// Cancelled when the server begins a graceful shutdown, for the
+    /// connections that outlive their HTTP request (WebSocket). Never
+    /// cancelled for an [`HttpService`] served by someone else.
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))]
+    pub(crate) stopping: CancellationToken,
+}
+
+/// The session of a connection upgraded to WebSocket, left by the response
+/// to its handshake for the task that serves the HTTP connection: that task
+/// runs it once hyper hands the socket over, so the session keeps the
+/// connection's slot under [`Limits::max_connections`] and is tracked by the
+/// server's graceful shutdown.
+#[derive(Default)]
+pub(crate) struct Handover(std::sync::Mutex<Option<Session>>);
+
+/// A connection's life after its HTTP request, as a task.
+pub(crate) type Session = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+impl Handover {
+    /// Leaves `session` for the connection's task to run.
+    #[cfg(feature = "ws")]
+    pub(crate) fn leave(&self, session: Session) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(session);
+    }
+
+    fn take(&self) -> Option<Session> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
 }
 
 impl fmt::Debug for HttpService {
@@ -103,6 +142,7 @@ impl From<Server> for HttpService {
             shared: Arc::new(Shared {
                 router: server.router,
                 limits: server.limits,
+                stopping: CancellationToken::new(),
             }),
         }
     }
@@ -142,6 +182,7 @@ impl Server {
     /// |---|---|---|
     /// | anything that gets a JSON-RPC reply, errors included | `200` | the reply, `Content-Type: application/json` |
     /// | a notification, or a batch of notifications only | `204` | none |
+    /// | a WebSocket handshake (`ws` feature) | `101`, then WebSocket (see the `transport::ws` module) | none |
     /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
     /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
     /// | a body over [`Limits::max_message_size`] | `413` (the connection is closed) | a short text |
@@ -162,7 +203,9 @@ impl Server {
     ///
     /// A graceful [`shutdown`](ServerHandle::shutdown) stops accepting
     /// connections, lets the requests in flight finish and send their
-    /// replies, and closes each connection once it is idle.
+    /// replies, and closes each connection once it is idle (a WebSocket
+    /// connection with close code `1001`). WebSocket connections count
+    /// against [`Limits::max_connections`] like the others.
     ///
     /// ```no_run
     /// use rpc_runtime::transport::Server;
@@ -178,7 +221,11 @@ impl Server {
         let (listener, local_addr) = bind(addr).await?;
         let limits = self.limits.clone();
         let lifecycle = Lifecycle::default();
-        let service = self.into_http_service();
+        let shared = Arc::new(Shared {
+            router: self.router,
+            limits: self.limits,
+            stopping: lifecycle.stopping.clone(),
+        });
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
@@ -195,7 +242,7 @@ impl Server {
                     builder.clone(),
                     stream,
                     peer,
-                    service.shared.clone(),
+                    shared.clone(),
                     stopping.clone(),
                 )
             },
@@ -209,7 +256,8 @@ impl Server {
 }
 
 /// Serves one connection until the peer closes it, or until the server stops
-/// and the request in flight (if any) has been answered.
+/// and the request in flight (if any) has been answered. A connection
+/// upgraded to WebSocket is then served here, to its end.
 async fn serve_connection(
     builder: http1::Builder,
     stream: TcpStream,
@@ -217,9 +265,16 @@ async fn serve_connection(
     shared: Arc<Shared>,
     stopping: CancellationToken,
 ) {
-    let service = hyper::service::service_fn(move |request| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(shared.respond(request, Some(peer)).await) }
+    let handover = Arc::new(Handover::default());
+    let service = hyper::service::service_fn({
+        let handover = handover.clone();
+        move |request| {
+            let (shared, handover) = (shared.clone(), handover.clone());
+            async move {
+                let response = shared.respond(request, Some(peer), Some(&handover));
+                Ok::<_, Infallible>(response.await)
+            }
+        }
     });
     let connection = builder
         .serve_connection(TokioIo::new(stream), service)
@@ -234,6 +289,10 @@ async fn serve_connection(
     };
     if let Err(err) = served {
         tracing::debug!(%peer, %err, "HTTP connection ended with an error");
+    }
+    // After a `101 Switching Protocols`, hyper has handed the socket over.
+    if let Some(session) = handover.take() {
+        session.await;
     }
 }
 
@@ -255,7 +314,7 @@ where
         let shared = self.shared.clone();
         HttpResponseFuture(Box::pin(async move {
             let peer = request.extensions().get::<SocketAddr>().copied();
-            Ok(shared.respond(request, peer).await)
+            Ok(shared.respond(request, peer, None).await)
         }))
     }
 }
@@ -289,33 +348,24 @@ impl fmt::Debug for HttpResponseFuture {
 }
 
 impl Shared {
-    /// Answers one HTTP request.
-    #[allow(unexpected_cfgs)] // `ws` is declared with the WebSocket transport.
+    /// Answers one HTTP request. A WebSocket handshake's session is left
+    /// with `handover` when the server has one (`serve_http`), and spawned
+    /// otherwise.
     pub(crate) async fn respond<B>(
         &self,
         request: Request<B>,
         peer: Option<SocketAddr>,
+        #[cfg_attr(not(feature = "ws"), allow(unused_variables))] handover: Option<&Handover>,
     ) -> Response<ResponseBody>
     where
         B: Body,
         B::Error: Into<BoxError>,
     {
         if request.method() != Method::POST {
+            // Without the `ws` feature, a WebSocket handshake is an ordinary `GET`: `405`.
+            #[cfg(feature = "ws")]
             if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
-                // HOOK(ws): WebSocket on the same port as HTTP. The `ws`
-                // feature provides
-                //     pub(crate) fn upgrade<B>(request: Request<B>,
-                //         shared: &crate::transport::http::server::Shared,
-                //         peer: Option<SocketAddr>) -> Response<ResponseBody>
-                // in `transport/ws`, which answers `101 Switching Protocols`
-                // (or a `400` for a bad handshake) and serves the upgraded
-                // connection (`hyper::upgrade::on(request)`; connections are
-                // served `with_upgrades`) with `shared.router` under
-                // `shared.limits`. To join graceful shutdown it will want the
-                // server's `Lifecycle` in `Shared` (absent when mounted in axum).
-                // Without the feature, an upgrade is an ordinary `GET`: `405`.
-                #[cfg(feature = "ws")]
-                return crate::transport::ws::upgrade(request, self, peer);
+                return crate::transport::ws::upgrade(request, self, peer, handover);
             }
             return method_not_allowed();
         }
@@ -365,6 +415,7 @@ fn application_json() -> HeaderValue {
 }
 
 /// Whether the request is a WebSocket handshake.
+#[cfg_attr(not(feature = "ws"), allow(dead_code))]
 fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
     let has_token = |name, token: &str| {
         headers.get_all(name).iter().any(|value| {
@@ -423,7 +474,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 }
 
 /// A short plain-text answer for an HTTP-level refusal.
-fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
+pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
     let mut response = Response::new(ResponseBody::from(Bytes::from_static(text.as_bytes())));
     *response.status_mut() = status;
     response.headers_mut().insert(
@@ -434,7 +485,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
 }
 
 #[cold]
-fn method_not_allowed() -> Response<ResponseBody> {
+pub(crate) fn method_not_allowed() -> Response<ResponseBody> {
     let mut response = plain(
         StatusCode::METHOD_NOT_ALLOWED,
         "JSON-RPC requests are sent with POST.\n",

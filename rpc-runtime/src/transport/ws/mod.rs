@@ -1,0 +1,113 @@
+//! JSON-RPC over WebSocket (cargo feature `ws`): the HTTP server accepts
+//! WebSocket upgrades on its own port, and [`WsConnector`] connects to a
+//! server.
+//!
+//! One JSON-RPC message (a request, a notification, a response or a batch)
+//! travels in one text frame, both ways. Both ends may send requests at any
+//! time: a handler calls back into its client through
+//! [`Context::connection`](crate::Context::connection), and the client
+//! answers with its [`handlers`](WsConnector::handlers). Requests on one
+//! connection run concurrently (up to [`Limits::max_in_flight`]) and are
+//! answered by id, in whatever order they finish.
+//!
+//! ```
+//! use rpc_macros::rpc;
+//! use rpc_runtime::transport::Server;
+//! use rpc_runtime::transport::ws::WsConnector;
+//! use rpc_runtime::{Context, Router, RpcResult};
+//!
+//! #[rpc(crate = "::rpc_runtime")]
+//! pub trait Greeter {
+//!     #[method(name = "greet")]
+//!     async fn greet(&self, #[context] cx: &Context, name: String) -> RpcResult<String>;
+//! }
+//!
+//! struct Hello;
+//!
+//! impl Greeter for Hello {
+//!     async fn greet(&self, cx: &Context, name: String) -> RpcResult<String> {
+//!         let token = cx.headers().and_then(|h| h.get("authorization"));
+//!         Ok(format!("Hello, {name} ({:?}, {token:?})", cx.transport()))
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // One port: POSTs are HTTP requests, upgrades are WebSocket connections.
+//! let handle = Server::new(Router::new(Hello.into_service()))
+//!     .serve_http("127.0.0.1:0")
+//!     .await
+//!     .unwrap();
+//! let url = format!("ws://{}/", handle.local_addr().unwrap());
+//!
+//! let connection = WsConnector::new()
+//!     .header("authorization", "Bearer t0ken")
+//!     .connect(&url)
+//!     .await
+//!     .unwrap();
+//! let greeter = GreeterClient::new(connection);
+//! assert_eq!(
+//!     greeter.greet("Ada".to_owned()).await.unwrap(),
+//!     r#"Hello, Ada (WebSocket, Some("Bearer t0ken"))"#
+//! );
+//! drop(greeter); // closes the connection: close code 1000
+//! handle.shutdown().await;
+//! # });
+//! ```
+//!
+//! # The server
+//!
+//! [`Server::serve_http`] answers a `GET` carrying a WebSocket handshake
+//! (`Connection: upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`)
+//! on any path with `101 Switching Protocols`, and serves the connection
+//! with the same router and [`Limits`] as its `POST`s. So does
+//! [`HttpService`](super::HttpService) mounted in axum or served by hyper
+//! with upgrades enabled (`serve_connection(..).with_upgrades()`; axum's
+//! `serve` does it); where hyper's upgrade extension is missing it answers
+//! the handshake `405`. Under `serve_http` an upgraded connection keeps its
+//! place under [`Limits::max_connections`] and joins the graceful shutdown;
+//! mounted elsewhere it does neither, and ends when its client closes it.
+//!
+//! Handlers see [`TransportKind::WebSocket`](crate::TransportKind::WebSocket),
+//! the peer's address, and the handshake request's headers in
+//! [`Context::headers`](crate::Context::headers) (where `Authorization`
+//! arrives) for every request of the connection.
+//!
+//! The handshake is refused with `400` when it is malformed (not HTTP/1.1,
+//! no valid `Sec-WebSocket-Key`) and `426` for another protocol version. The
+//! `Origin` header is not checked (handlers may read it); no subprotocol or
+//! extension (compression) is negotiated.
+//!
+//! # Frames and close codes
+//!
+//! | what arrives | what happens |
+//! |---|---|
+//! | a text frame | one JSON-RPC message; the reply, if any, is one text frame |
+//! | a binary frame | served like a text frame (JSON is UTF-8); replies are still text |
+//! | invalid JSON | a `-32700` reply; the connection goes on |
+//! | text that is not UTF-8 | close `1007` |
+//! | a message over [`Limits::max_message_size`] | close `1009`, refused on the frame header before it is buffered |
+//! | a broken frame (unmasked, bad opcode, ...) | close `1002` |
+//! | a ping | a pong |
+//! | a close frame | the echo of its code, then the connection ends |
+//!
+//! The server closes with `1001` (going away) on a graceful
+//! [`shutdown`](super::ServerHandle::shutdown): it stops reading new
+//! requests, lets those in flight finish and sends their replies, then
+//! closes. It closes with `1000` a connection idle (no message, nothing in
+//! flight) for [`Limits::idle_timeout`]; pings do not count as activity. A
+//! peer that stops reading its replies stops being read (backpressure).
+//! Each closing end waits up to five seconds for the other's close frame.
+//!
+//! [`Server::serve_http`]: super::Server::serve_http
+//! [`Limits`]: super::Limits
+//! [`Limits::max_in_flight`]: super::Limits::max_in_flight
+//! [`Limits::max_connections`]: super::Limits::max_connections
+//! [`Limits::max_message_size`]: super::Limits::max_message_size
+//! [`Limits::idle_timeout`]: super::Limits::idle_timeout
+
+mod client;
+mod server;
+mod session;
+
+pub use client::WsConnector;
+pub(crate) use server::upgrade;

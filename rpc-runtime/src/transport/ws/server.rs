@@ -1,0 +1,136 @@
+//! The server side: the answer to a WebSocket handshake on the HTTP server,
+//! and the session of the upgraded connection.
+
+use std::net::SocketAddr;
+
+use http::header::{
+    CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE,
+};
+use http::{HeaderValue, Request, Response, StatusCode, Version};
+use hyper::upgrade::OnUpgrade;
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+
+use super::session;
+use crate::transport::connection::Setup;
+use crate::transport::http::ResponseBody;
+use crate::transport::http::server::{Handover, Shared, method_not_allowed, plain};
+use crate::{Context, TransportKind};
+
+/// Answers a WebSocket handshake (a `GET` with `Connection: upgrade` and
+/// `Upgrade: websocket`): `101 Switching Protocols`, and the upgraded
+/// connection is served with `shared.router` under `shared.limits`. Its
+/// session is left with `handover` (the server's connection task runs it),
+/// or spawned when there is none.
+///
+/// Refusals: `400` for a request that is not a valid handshake, `426` with
+/// `Sec-WebSocket-Version: 13` for another protocol version, and `405` when
+/// the server serving the request cannot hand its connection over (hyper's
+/// upgrade extension is missing).
+pub(crate) fn upgrade<B>(
+    mut request: Request<B>,
+    shared: &Shared,
+    peer: Option<SocketAddr>,
+    handover: Option<&Handover>,
+) -> Response<ResponseBody> {
+    if request.version() != Version::HTTP_11 {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "A WebSocket handshake needs HTTP/1.1.\n",
+        );
+    }
+    let headers = request.headers();
+    if headers
+        .get(SEC_WEBSOCKET_VERSION)
+        .is_none_or(|version| version != "13")
+    {
+        let mut response = plain(
+            StatusCode::UPGRADE_REQUIRED,
+            "Only version 13 of the WebSocket protocol is spoken here.\n",
+        );
+        response
+            .headers_mut()
+            .insert(SEC_WEBSOCKET_VERSION, HeaderValue::from_static("13"));
+        return response;
+    }
+    let Some(key) = headers
+        .get(SEC_WEBSOCKET_KEY)
+        .filter(|key| is_valid_key(key.as_bytes()))
+    else {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "The WebSocket handshake needs a Sec-WebSocket-Key of 16 bytes in base64.\n",
+        );
+    };
+    if request.extensions().get::<OnUpgrade>().is_none() {
+        // Served by something that does not hand connections over: refuse
+        // as if WebSocket were not spoken here.
+        return method_not_allowed();
+    }
+    let accept = derive_accept_key(key.as_bytes());
+    let on_upgrade = hyper::upgrade::on(&mut request);
+
+    let headers = std::mem::take(request.headers_mut());
+    let mut context = Context::new(TransportKind::WebSocket).with_headers(headers);
+    if let Some(peer) = peer {
+        context = context.with_remote_addr(peer);
+    }
+    let setup = Setup {
+        router: shared.router.clone(),
+        context,
+        max_in_flight: shared.limits.in_flight(),
+        idle_timeout: Some(shared.limits.idle_wait()),
+        stopping: shared.stopping.clone(),
+    };
+    let config = session::config(shared.limits.message_size());
+    let session = async move {
+        let upgraded = match on_upgrade.await {
+            Ok(upgraded) => upgraded,
+            Err(err) => {
+                tracing::debug!(?peer, %err, "the WebSocket upgrade failed");
+                return;
+            }
+        };
+        // hyper's `Upgraded` replays whatever it read past the handshake.
+        let io = TokioIo::new(upgraded);
+        let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+        let (_, session) = session::open(ws, setup, false);
+        session.await;
+    };
+    match handover {
+        Some(handover) => handover.leave(Box::pin(session)),
+        None => drop(tokio::spawn(session)),
+    }
+
+    let mut response = Response::new(ResponseBody::empty());
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(
+        SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("base64 is a valid header value"),
+    );
+    response
+}
+
+/// Whether `key` is 16 bytes in base64, as RFC 6455 requires.
+fn is_valid_key(key: &[u8]) -> bool {
+    let base64 = |byte: &u8| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/');
+    key.len() == 24 && key.ends_with(b"==") && key[..22].iter().all(base64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_key;
+
+    #[test]
+    fn handshake_keys() {
+        assert!(is_valid_key(b"dGhlIHNhbXBsZSBub25jZQ=="));
+        assert!(!is_valid_key(b"dGhlIHNhbXBsZSBub25jZQ="));
+        assert!(!is_valid_key(b"dGhlIHNhbXBsZSBub25j*Q=="));
+        assert!(!is_valid_key(b""));
+    }
+}
