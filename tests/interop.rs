@@ -19,6 +19,8 @@
 #[path = "../examples/common/calculator_api.rs"]
 #[allow(dead_code)] // `Calc`, the server half, is the example's.
 mod calculator_api;
+#[path = "support/examples.rs"]
+mod examples;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -36,6 +38,7 @@ use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
 
 use calculator_api::CalculatorClient;
+use examples::{repo, target_dir};
 
 /// How long a foreign script may run, or a server take to announce itself.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -43,76 +46,17 @@ const PATIENCE: Duration = Duration::from_secs(60);
 // ---------------------------------------------------------------------------
 // Where things are.
 
-/// The repository's root.
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// `tests/interop`, the foreign side.
 fn interop_dir() -> PathBuf {
     repo().join("tests").join("interop")
 }
 
-/// The profile directory this test binary was built into (`target/debug`):
-/// it lives in `<profile dir>/deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("the test binary lives in <target>/<profile>/deps/")
-        .to_owned()
-}
-
-/// The target directory (`target`, or `$CARGO_TARGET_DIR`).
-fn target_dir() -> PathBuf {
-    profile_dir()
-        .parent()
-        .expect("the profile directory has a parent")
-        .to_owned()
-}
-
 // ---------------------------------------------------------------------------
 // Provisioning, once per test binary.
 
-/// The calculator example's binary, built if need be: `cargo test --test
-/// interop` alone builds no examples.
+/// The calculator example's binary.
 fn calculator() -> &'static Path {
-    static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = BINARY.get_or_init(|| {
-        let profile = profile_dir();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(repo())
-            .args(["build", "--quiet", "--example", "calculator"])
-            .env("CARGO_TARGET_DIR", target_dir());
-        match profile.file_name().and_then(|name| name.to_str()) {
-            Some("debug") | None => {}
-            Some("release") => {
-                build.arg("--release");
-            }
-            Some(other) => {
-                build.args(["--profile", other]);
-            }
-        }
-        let status = build
-            .status()
-            .map_err(|err| format!("cannot run cargo to build the calculator example: {err}"))?;
-        if !status.success() {
-            return Err(format!(
-                "`cargo build --example calculator` failed: {status}"
-            ));
-        }
-        let binary = profile
-            .join("examples")
-            .join(format!("calculator{}", std::env::consts::EXE_SUFFIX));
-        if binary.is_file() {
-            Ok(binary)
-        } else {
-            Err(format!("no calculator example at {}", binary.display()))
-        }
-    });
-    built.as_deref().unwrap_or_else(|err| panic!("{err}"))
+    examples::binary("calculator")
 }
 
 /// `tests/interop/node_modules`, installed with `npm ci` unless it already
