@@ -6,5 +6,127 @@
 //! here.
 #![doc = include_str!("../README.md")]
 
+/// Turns a trait into a JSON-RPC API: the trait to implement, a service that
+/// routes calls to an implementation, a typed client, and a static
+/// description of the methods.
+///
+/// # What it generates
+///
+/// For `#[rpc] pub trait Calculator { ... }`:
+///
+/// - `Calculator` itself, with each `async fn` returning a `Send` future, the
+///   supertraits `Send + Sync + 'static`, and `into_service(self)`;
+/// - `CalculatorService<S>`, an [`RpcService`] for any `S: Calculator`;
+/// - `CalculatorClient<T>`, the same methods over any
+///   [`Transport`](client::Transport), returning `Result<_, ClientError>`;
+/// - `CalculatorService::INFO`, the [`ServiceInfo`] of the API.
+///
+/// ```
+/// use typed_rpc::client::InProcess;
+/// use typed_rpc::{Context, ErrorObject, Router, RpcResult, rpc};
+///
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// pub struct Greeting {
+///     pub name: String,
+///     pub punctuation: Option<String>,
+/// }
+///
+/// /// A greeter.
+/// #[rpc(namespace = "greeter", namespace_separator = "/")]
+/// pub trait Greeter {
+///     /// Greets `name`; `greeting` may be left out.
+///     #[method(name = "greet", aliases = ["hello"])]
+///     async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String>;
+///
+///     /// Takes the whole `params` object.
+///     #[method(name = "greetStruct", param_style = "named", idempotent)]
+///     async fn greet_struct(&self, #[params] greeting: Greeting) -> RpcResult<String>;
+///
+///     /// Says where the call came from; the context is not a param.
+///     #[method(name = "origin")]
+///     async fn origin(&self, #[context] cx: &Context) -> RpcResult<String>;
+///
+///     /// Never answered.
+///     #[notification(name = "wave")]
+///     async fn wave(&self);
+/// }
+///
+/// struct Server;
+///
+/// impl Greeter for Server {
+///     async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String> {
+///         if name.is_empty() {
+///             return Err(ErrorObject::new(-32000, "Nobody to greet"));
+///         }
+///         Ok(format!("{}, {name}", greeting.as_deref().unwrap_or("Hello")))
+///     }
+///
+///     async fn greet_struct(&self, greeting: Greeting) -> RpcResult<String> {
+///         Ok(format!("Hello, {}{}", greeting.name, greeting.punctuation.unwrap_or_default()))
+///     }
+///
+///     async fn origin(&self, cx: &Context) -> RpcResult<String> {
+///         Ok(format!("{:?}", cx.transport()))
+///     }
+///
+///     async fn wave(&self) {}
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let router = Router::new(Server.into_service());
+/// let reply = router
+///     .handle(br#"{"jsonrpc":"2.0","method":"hello","params":{"name":"Ada"},"id":1}"#)
+///     .await;
+/// assert_eq!(reply.unwrap(), r#"{"jsonrpc":"2.0","result":"Hello, Ada","id":1}"#);
+///
+/// let client = GreeterClient::new(InProcess::new(router));
+/// assert_eq!(client.greet("Ada".into(), Some("Hi".into())).await.unwrap(), "Hi, Ada");
+/// let greeting = Greeting { name: "Bob".into(), punctuation: Some("!".into()) };
+/// assert_eq!(client.greet_struct(greeting).await.unwrap(), "Hello, Bob!");
+/// assert_eq!(client.origin().await.unwrap(), "InProcess");
+/// let err = client.greet(String::new(), None).await.unwrap_err();
+/// assert_eq!(err.rpc_error().unwrap().code(), -32000);
+/// client.wave().await.unwrap();
+///
+/// let info = GreeterService::INFO;
+/// assert_eq!(info.methods()[0].name(), "greeter/greet");
+/// assert_eq!(info.methods()[0].alias_names(), ["hello"]);
+/// assert!(info.methods()[0].param_list()[1].is_optional());
+/// assert!(info.methods()[3].is_notification());
+/// # }
+/// ```
+///
+/// # Attributes
+///
+/// On the trait, `#[rpc(...)]` takes:
+///
+/// - `namespace = "eth"` and `namespace_separator = "_"` (the default): every
+///   method's wire name becomes `eth_<name>`; aliases are used as written;
+/// - `param_style = "positional"` (the default) or `"named"`: how the client
+///   sends params (the server always accepts both);
+/// - `allow_unknown_params`: ignore named params the method does not take,
+///   instead of answering `-32602`;
+/// - `crate = "::path::to::typed_rpc"`: where the generated code finds the runtime.
+///
+/// On a method, `#[method(...)]` or `#[notification(...)]` takes `name`
+/// (default: the Rust name), `aliases = [...]`, `param_style`,
+/// `allow_unknown_params` and `idempotent` (an HTTP client with a retry
+/// policy may send the call again). A `#[method]` returns `Result<T, E>`
+/// with `E: Into<ErrorObject>`; a `#[notification]` returns nothing.
+///
+/// On an argument, `#[params]` binds the whole `params` value (a struct or a
+/// `Vec`), and `#[context] cx: &Context` hands over the request's
+/// [`Context`].
+///
+/// # Compile errors
+///
+/// Every mistake is reported in one pass, on the offending token, and the
+/// rest of the API is still generated: a name that starts with `rpc.`, a
+/// duplicate name or alias, `&mut self` or no receiver, a pattern argument,
+/// a reference argument, a notification with a return type, a method that
+/// does not return a `Result`, `#[params]` beside other params, generics, a
+/// method that is not `async`, and unknown attribute keys (the message lists
+/// the allowed ones).
 pub use rpc_macros::rpc;
 pub use rpc_runtime::*;
