@@ -8,3 +8,4 @@ pub mod api;
 pub mod exec;
 pub mod floor;
 pub mod payloads;
+pub mod procstat;
