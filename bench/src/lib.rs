@@ -7,5 +7,6 @@
 pub mod api;
 pub mod exec;
 pub mod floor;
+pub mod inproc;
 pub mod payloads;
 pub mod procstat;
