@@ -231,7 +231,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
 /// The members of a request object as they are read.
 #[derive(Default)]
 struct Members<'de> {
-    version: Option<&'de RawValue>,
+    version: Option<Version>,
     method: Option<MethodName<'de>>,
     params: Option<&'de RawValue>,
     id: Option<&'de RawValue>,
@@ -269,7 +269,7 @@ impl<'de> Members<'de> {
         if let Some(None) = id {
             return invalid("`id` must be a string, a number or null");
         }
-        if !self.version.is_some_and(is_version_2) {
+        if !self.version.is_some_and(|v| v.0) {
             return invalid("`jsonrpc` must be \"2.0\"");
         }
         let method = match self.method {
@@ -304,6 +304,39 @@ pub(super) fn is_version_2(raw: &RawValue) -> bool {
     // The common spelling is checked byte for byte; an escaped one is decoded.
     raw.get() == "\"2.0\""
         || serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|v| v == "2.0")
+}
+
+/// The `jsonrpc` member: whether it is the string `"2.0"`.
+///
+/// Read as a string straight from the input (escapes resolved), not kept as
+/// raw JSON: it is never echoed, only checked.
+struct Version(bool);
+
+impl<'de> de::Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(VersionVisitor)
+    }
+}
+
+struct VersionVisitor;
+
+impl<'de> Visitor<'de> for VersionVisitor {
+    type Value = Version;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"2.0\"")
+    }
+
+    visit_scalars!(Version(false));
+
+    fn visit_str<E: de::Error>(self, version: &str) -> Result<Version, E> {
+        Ok(Version(version == "2.0"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Version, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Version(false))
+    }
 }
 
 /// A member name of a request object.
@@ -375,5 +408,40 @@ impl<'de> Visitor<'de> for MethodNameVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(MethodName::Other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(input: &[u8]) -> Result<Entry<'_>, ErrorObject> {
+        match parse(input, 8)? {
+            Message::Single(entry) => Ok(entry),
+            Message::Batch(_) => panic!("not a batch"),
+        }
+    }
+
+    #[test]
+    fn version_is_checked_as_a_string() {
+        let ok = single(br#"{"jsonrpc":"2\u002e0","method":"m","id":1}"#).unwrap();
+        assert!(
+            matches!(ok, Entry::Request(_)),
+            "an escaped \"2.0\" is \"2.0\""
+        );
+        for bad in [
+            &br#"{"jsonrpc":2.0,"method":"m","id":1}"#[..],
+            br#"{"jsonrpc":"1.0","method":"m","id":1}"#,
+            br#"{"jsonrpc":{"v":"2.0"},"method":"m","id":1}"#,
+            br#"{"jsonrpc":["2.0"],"method":"m","id":1}"#,
+            br#"{"method":"m","id":1}"#,
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m","id":1}"#,
+        ] {
+            assert!(
+                matches!(single(bad).unwrap(), Entry::Invalid { .. }),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 }
