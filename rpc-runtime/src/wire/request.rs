@@ -67,11 +67,14 @@ pub(crate) enum Message<'a> {
 
 /// Parses one message; an `Err` is the single error object to send back.
 pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
+    // Validating the whole input once is cheaper than letting serde_json
+    // validate each string and raw value (`id`, `params`) it borrows.
+    let input = std::str::from_utf8(input).map_err(not_utf8)?;
     let first = input
-        .iter()
+        .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if first != Some(&b'[') {
-        return serde_json::from_slice(input)
+    if first != Some(b'[') {
+        return serde_json::from_str(input)
             .map(Message::Single)
             .map_err(parse_failure);
     }
@@ -80,7 +83,7 @@ pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, E
         max_len: max_batch_len,
         too_large: &mut too_large,
     };
-    let mut de = serde_json::Deserializer::from_slice(input);
+    let mut de = serde_json::Deserializer::from_str(input);
     let batch = seed
         .deserialize(&mut de)
         .and_then(|batch| de.end().map(|()| batch));
@@ -103,6 +106,13 @@ pub(crate) fn invalid_request(reason: &str) -> ErrorObject {
 #[derive(serde::Serialize)]
 struct Reason<'r> {
     reason: &'r str,
+}
+
+#[cold]
+fn not_utf8(err: std::str::Utf8Error) -> ErrorObject {
+    ErrorObject::parse_error().with_data(&Reason {
+        reason: &format!("invalid UTF-8 at byte {}", err.valid_up_to()),
+    })
 }
 
 #[cold]
@@ -442,6 +452,17 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(bad)
             );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        for input in [
+            &b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\",\"id\":1}"[..],
+            b"[{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":\"\xc3\"}]",
+        ] {
+            let err = parse(input, 8).unwrap_err();
+            assert_eq!(err.code(), crate::code::PARSE_ERROR);
         }
     }
 }
