@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use typed_rpc_bench::api::ours;
-use typed_rpc_bench::inproc::{Column, Columns, cases, tower_call, tower_service};
+use typed_rpc_bench::inproc::{Column, Columns, cases, tower_bytes, tower_call, tower_service};
 use typed_rpc_bench::payloads::{self, check_batch};
 
 fn dispatch(c: &mut Criterion) {
@@ -36,7 +36,7 @@ fn dispatch(c: &mut Criterion) {
                 _ => column.name(),
             };
             group.bench_function(id, |b| {
-                b.iter(|| cols.run(column, black_box(case.request)));
+                b.iter(|| cols.time(column, black_box(case.request)));
             });
         }
         group.finish();
@@ -67,7 +67,7 @@ fn batch_sleep(c: &mut Criterion) {
         b.iter(|| rt.block_on(router.handle(black_box(request.as_bytes()))));
     });
     group.bench_function("jsonrpsee", |b| {
-        b.iter(|| rt.block_on(tower_call(&mut tower, black_box(request))));
+        b.iter(|| rt.block_on(tower_bytes(&mut tower, black_box(request))));
     });
     group.finish();
 }
