@@ -429,10 +429,20 @@ fn invalid_params(param: Option<&str>, position: Option<usize>, reason: &str) ->
 /// into the params text rather than anything the caller wrote.
 #[cold]
 fn serde_reason(err: &serde_json::Error) -> String {
-    let message = err.to_string();
-    let suffix = format!(" at line {} column {}", err.line(), err.column());
-    match message.strip_suffix(&suffix) {
-        Some(reason) => reason.to_owned(),
-        None => message,
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+
+    let mut message = String::with_capacity(96);
+    let _ = write!(message, "{err}");
+    // The suffix is built on the stack and cut off in place: no allocation
+    // beyond the message itself.
+    let mut suffix = [0u8; 64];
+    let mut cursor = &mut suffix[..];
+    if write!(cursor, " at line {} column {}", err.line(), err.column()).is_ok() {
+        let len = 64 - cursor.len();
+        if message.as_bytes().ends_with(&suffix[..len]) {
+            message.truncate(message.len() - len);
+        }
     }
+    message
 }

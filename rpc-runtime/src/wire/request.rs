@@ -67,6 +67,9 @@ pub(crate) enum Message<'a> {
 
 /// Parses one message; an `Err` is the single error object to send back.
 pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
+    // Validating the whole input once is cheaper than letting serde_json
+    // validate each string and raw value (`id`, `params`) it borrows.
+    let input = std::str::from_utf8(input).map_err(not_utf8)?;
     read(input, max_batch_len, false).or_else(|err| {
         if err.code() != crate::code::PARSE_ERROR {
             return Err(err);
@@ -87,14 +90,14 @@ pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, E
 
 /// Parses one message; with `raw_entries`, each entry is read as raw JSON
 /// before it is read as a request.
-fn read(input: &[u8], max_batch_len: usize, raw_entries: bool) -> Result<Message<'_>, ErrorObject> {
+fn read(input: &str, max_batch_len: usize, raw_entries: bool) -> Result<Message<'_>, ErrorObject> {
     let first = input
-        .iter()
+        .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if first != Some(&b'[') {
+    if first != Some(b'[') {
         let entry = match raw_entries {
-            false => serde_json::from_slice(input),
-            true => serde_json::from_slice(input).and_then(entry_from_raw),
+            false => serde_json::from_str(input),
+            true => serde_json::from_str(input).and_then(entry_from_raw),
         };
         return entry.map(Message::Single).map_err(parse_failure);
     }
@@ -104,7 +107,7 @@ fn read(input: &[u8], max_batch_len: usize, raw_entries: bool) -> Result<Message
         too_large: &mut too_large,
         raw_entries,
     };
-    let mut de = serde_json::Deserializer::from_slice(input);
+    let mut de = serde_json::Deserializer::from_str(input);
     let batch = seed
         .deserialize(&mut de)
         .and_then(|batch| de.end().map(|()| batch));
@@ -127,6 +130,13 @@ pub(crate) fn invalid_request(reason: &str) -> ErrorObject {
 #[derive(serde::Serialize)]
 struct Reason<'r> {
     reason: &'r str,
+}
+
+#[cold]
+fn not_utf8(err: std::str::Utf8Error) -> ErrorObject {
+    ErrorObject::parse_error().with_data(&Reason {
+        reason: &format!("invalid UTF-8 at byte {}", err.valid_up_to()),
+    })
 }
 
 #[cold]
@@ -410,5 +420,51 @@ impl<'de> de::Deserialize<'de> for MethodName<'de> {
             Ok(name) => MethodName::Str(Cow::Owned(name)),
             Err(_) => MethodName::NotUnicode,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(input: &[u8]) -> Result<Entry<'_>, ErrorObject> {
+        match parse(input, 8)? {
+            Message::Single(entry) => Ok(entry),
+            Message::Batch(_) => panic!("not a batch"),
+        }
+    }
+
+    #[test]
+    fn version_is_checked_as_a_string() {
+        let ok = single(br#"{"jsonrpc":"2\u002e0","method":"m","id":1}"#).unwrap();
+        assert!(
+            matches!(ok, Entry::Request(_)),
+            "an escaped \"2.0\" is \"2.0\""
+        );
+        for bad in [
+            &br#"{"jsonrpc":2.0,"method":"m","id":1}"#[..],
+            br#"{"jsonrpc":"1.0","method":"m","id":1}"#,
+            br#"{"jsonrpc":{"v":"2.0"},"method":"m","id":1}"#,
+            br#"{"jsonrpc":["2.0"],"method":"m","id":1}"#,
+            br#"{"method":"m","id":1}"#,
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m","id":1}"#,
+        ] {
+            assert!(
+                matches!(single(bad).unwrap(), Entry::Invalid { .. }),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        for input in [
+            &b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\",\"id\":1}"[..],
+            b"[{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":\"\xc3\"}]",
+        ] {
+            let err = parse(input, 8).unwrap_err();
+            assert_eq!(err.code(), crate::code::PARSE_ERROR);
+        }
     }
 }

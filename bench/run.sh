@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# All the benchmarks of issue 4, from the repository root or anywhere:
+#
+#   bench/run.sh             network load table (floor, jsonrpsee, typed-rpc when it has a server)
+#   bench/run.sh inprocess   in-process dispatch, RUNS criterion runs (default 5), medians
+#   bench/run.sh icount      in-process instructions per call (callgrind)
+#   bench/run.sh compile     compile cost of a 50-method API
+#   bench/run.sh all         all four
+#
+# Extra arguments after the mode go to the runner (network) or to criterion
+# (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
+# Needs: taskset (util-linux) for the network table, valgrind for icount.
+# Run with nothing else of yours busy: the machine has 2 cores, and the
+# network table uses both (server on CPU 0, load generator on CPU 1).
+set -euo pipefail
+cd "$(dirname "$0")"
+mode=${1:-load}
+[ $# -gt 0 ] && shift
+
+load() {
+  cargo build --release --quiet --bins
+  target/release/runner "$@"
+}
+
+inprocess() {
+  cargo build --release --quiet --bin inproc_report
+  local results=target/inprocess-results.tsv
+  rm -f "$results"
+  for run in $(seq "${RUNS:-5}"); do
+    echo "# in-process run $run of ${RUNS:-5}" >&2
+    rm -rf target/criterion
+    cargo bench --quiet --bench inprocess -- --warm-up-time 1 --measurement-time 3 "$@" >/dev/null
+    target/release/inproc_report collect target/criterion "$results"
+  done
+  target/release/inproc_report table "$results"
+}
+
+case "$mode" in
+  load) load "$@" ;;
+  inprocess) inprocess "$@" ;;
+  icount) ./icount.sh "$@" ;;
+  compile) ./compile_cost.sh ;;
+  all)
+    date -u
+    inprocess
+    echo
+    ./icount.sh
+    echo
+    load
+    echo
+    ./compile_cost.sh
+    ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all)" >&2; exit 2 ;;
+esac

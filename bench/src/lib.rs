@@ -1,0 +1,12 @@
+//! Shared pieces of the benchmarks: the same small API served three ways
+//! (typed-rpc, jsonrpsee 0.26, and the hand-written "floor"), the request
+//! payloads, reply checks and a minimal executor.
+//!
+//! See `BENCHMARKS.md` at the repository root for what is measured and how.
+
+pub mod api;
+pub mod exec;
+pub mod floor;
+pub mod inproc;
+pub mod payloads;
+pub mod procstat;
