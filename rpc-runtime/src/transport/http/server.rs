@@ -19,6 +19,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
+use crate::transport::rare::Rare;
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router, TransportKind};
@@ -280,12 +281,14 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     let mut connection = std::pin::pin!(connection);
+    let stopping = Rare::new(stopping.cancelled_owned());
     let served = tokio::select! {
-        served = connection.as_mut() => served,
-        () = stopping.cancelled() => {
+        biased;
+        () = stopping => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }
+        served = connection.as_mut() => served,
     };
     if let Err(err) = served {
         tracing::debug!(%peer, %err, "HTTP connection ended with an error");
