@@ -20,8 +20,9 @@ use std::task::{Context, Poll, Wake, Waker};
 /// A future polled only when its own waker has fired since its last poll
 /// (and on its first poll).
 ///
-/// It forwards its wakeups to the task polling it. Ready once, like the
-/// future inside; it must not be polled after that.
+/// It forwards its wakeups to the task polling it. Once it is ready, it must
+/// not be polled again unless the future inside was made pending again
+/// through [`inner`](Rare::inner) (a timer reset).
 pub(crate) struct Rare<F> {
     future: Pin<Box<F>>,
     flag: Arc<Flag>,
@@ -69,6 +70,15 @@ impl<F: Future> Rare<F> {
             flag,
             registered: None,
         }
+    }
+}
+
+impl<F: Future> Rare<F> {
+    /// The future inside, to change it (reset a timer that has fired); it
+    /// is polled again at the next poll.
+    pub(crate) fn inner(&mut self) -> Pin<&mut F> {
+        self.flag.woken.store(true, Ordering::Release);
+        self.future.as_mut()
     }
 }
 
