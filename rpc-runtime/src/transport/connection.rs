@@ -21,6 +21,8 @@ use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::server::Lifecycle;
+use super::{Limits, Server, ServerHandle};
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
     TransportErrorKind,
@@ -251,6 +253,149 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn connection_closed() -> ClientError {
     ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
+}
+
+impl Server {
+    /// Serves one connection over any message transport: a [`MessageReader`]
+    /// and a [`MessageWriter`] of whole messages (the byte-stream framings
+    /// and WebSocket are two such; an in-memory channel or a message queue
+    /// can be another). It stops when the reader reports
+    /// [`Inbound::Closed`], or at [`ServerHandle::shutdown`].
+    ///
+    /// Must be called within a tokio runtime, which drives the connection.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::Server;
+    /// use rpc_runtime::{Context, TransportKind};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(ours);
+    /// let server = Server::new(Router::new(Nothing));
+    /// let handle = server.serve_messages(
+    ///     FramedReader::new(read, Framing::Lines, 1 << 20),
+    ///     FramedWriter::new(write, Framing::Lines),
+    ///     Context::new(TransportKind::Stream),
+    /// );
+    /// drop(theirs); // the peer hangs up: the server stops
+    /// handle.stopped().await;
+    /// # });
+    /// ```
+    pub fn serve_messages<R, W>(&self, reader: R, writer: W, context: Context) -> ServerHandle
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let lifecycle = Lifecycle::default();
+        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, None));
+        // The one connection is the whole server: it has stopped when it ends.
+        lifecycle.tasks.close();
+        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+    }
+
+    /// The driver of one server-side connection, to be spawned.
+    pub(crate) fn drive<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        context: Context,
+        lifecycle: &Lifecycle,
+        idle_timeout: Option<Duration>,
+    ) -> impl Future<Output = ()> + Send + use<R, W>
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let setup = Setup {
+            router: self.router.clone(),
+            context,
+            max_in_flight: self.limits.in_flight(),
+            idle_timeout,
+            stopping: lifecycle.stopping.clone(),
+        };
+        open(reader, writer, setup, false).1
+    }
+}
+
+impl Connection {
+    /// Opens a client connection over any message transport (see
+    /// [`Server::serve_messages`]); `handlers` serve the requests and
+    /// notifications the peer sends. The connection closes when its last
+    /// clone is dropped. Must be called within a tokio runtime.
+    ///
+    /// ```
+    /// use rpc_runtime::client::ClientExt;
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::{Connection, Server};
+    /// use rpc_runtime::{Context, TransportKind};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (client_end, server_end) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(server_end);
+    /// let framed = |read, write| (FramedReader::new(read, Framing::Lines, 1 << 20), FramedWriter::new(write, Framing::Lines));
+    /// let (reader, writer) = framed(read, write);
+    /// let _server = Server::new(Router::new(Nothing)).serve_messages(reader, writer, Context::new(TransportKind::Stream));
+    ///
+    /// let (read, write) = tokio::io::split(client_end);
+    /// let (reader, writer) = framed(read, write);
+    /// let connection = Connection::connect(reader, writer, Router::builder().build().unwrap());
+    /// let err = connection.call::<u64>("nope", None).await.unwrap_err();
+    /// assert_eq!(err.rpc_error().unwrap().code(), -32601);
+    /// # });
+    /// ```
+    pub fn connect<R, W>(reader: R, writer: W, handlers: Router) -> Connection
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let context = Context::new(crate::TransportKind::Stream);
+        open_client(
+            reader,
+            writer,
+            handlers,
+            context,
+            Limits::default().in_flight(),
+        )
+    }
+}
+
+/// Opens a client connection and spawns its driver.
+pub(crate) fn open_client<R, W>(
+    reader: R,
+    writer: W,
+    handlers: Router,
+    context: Context,
+    max_in_flight: usize,
+) -> Connection
+where
+    R: MessageReader,
+    W: MessageWriter,
+{
+    let setup = Setup {
+        router: handlers,
+        context,
+        max_in_flight,
+        idle_timeout: None,
+        stopping: CancellationToken::new(),
+    };
+    let (connection, driver) = open(reader, writer, setup, true);
+    tokio::spawn(driver);
+    connection
 }
 
 /// Opens a connection over `reader` and `writer`: returns its handle and the

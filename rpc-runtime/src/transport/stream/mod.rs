@@ -41,9 +41,9 @@ use tokio::process::{Child, Command};
 
 pub use framing::{FramedReader, FramedWriter, Framing};
 
-use super::connection::{self, Connection, Setup};
+use super::connection::{self, Connection};
 use super::server::{self, Lifecycle, Server, ServerHandle};
-use super::{Inbound, MessageReader, MessageWriter};
+use super::{Inbound, MessageReader};
 use crate::{Context, Router, TransportKind};
 
 /// What a TCP server sends a connection it has no room for before closing it.
@@ -80,14 +80,9 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let lifecycle = Lifecycle::default();
         let reader = FramedReader::new(reader, framing, self.limits.message_size());
         let writer = FramedWriter::new(writer, framing);
-        let driver = self.connection(reader, writer, context, &lifecycle, None);
-        lifecycle.spawn(driver);
-        // The one connection is the whole server: it has stopped when it ends.
-        lifecycle.tasks.close();
-        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+        self.serve_messages(reader, writer, context)
     }
 
     /// Listens on `addr` and serves each TCP connection, many requests per
@@ -116,7 +111,7 @@ impl Server {
                 let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
                 let idle = Some(limits.idle_wait());
-                server.connection(reader, writer, context, &connections, idle)
+                server.drive(reader, writer, context, &connections, idle)
             },
         );
         Ok(ServerHandle::new(
@@ -124,30 +119,6 @@ impl Server {
             lifecycle,
             self.limits.shutdown_wait(),
         ))
-    }
-
-    /// The driver of one server-side connection.
-    fn connection<R, W>(
-        &self,
-        reader: R,
-        writer: W,
-        context: Context,
-        lifecycle: &Lifecycle,
-        idle_timeout: Option<Duration>,
-    ) -> impl Future<Output = ()> + Send + use<R, W>
-    where
-        R: MessageReader,
-        W: MessageWriter,
-    {
-        let setup = Setup {
-            router: self.router.clone(),
-            context,
-            max_in_flight: self.limits.in_flight(),
-            idle_timeout,
-            stopping: lifecycle.stopping.clone(),
-        };
-        let (_, driver) = connection::open(reader, writer, setup, false);
-        driver
     }
 }
 
@@ -277,18 +248,15 @@ impl StreamConnector {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let setup = Setup {
-            router: self.handlers.clone(),
-            context,
-            max_in_flight: self.max_in_flight,
-            idle_timeout: None,
-            stopping: Default::default(),
-        };
         let reader = FramedReader::new(reader, self.framing, self.max_message_size);
         let writer = FramedWriter::new(writer, self.framing);
-        let (connection, driver) = connection::open(reader, writer, setup, true);
-        tokio::spawn(driver);
-        connection
+        connection::open_client(
+            reader,
+            writer,
+            self.handlers.clone(),
+            context,
+            self.max_in_flight,
+        )
     }
 }
 
