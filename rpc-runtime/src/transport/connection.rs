@@ -73,6 +73,12 @@ pub(crate) struct Setup {
     pub(crate) idle_timeout: Option<Duration>,
     /// Stop reading new requests and wind down (graceful shutdown).
     pub(crate) stopping: CancellationToken,
+    /// When this end closes first, how long to go on reading (and
+    /// discarding) until the peer closes too. On TCP, closing a socket with
+    /// unread input resets the connection, and the reset throws away the
+    /// replies still waiting in the send buffer for a peer that reads
+    /// slowly: lingering lets them arrive, and the peer's close says they did.
+    pub(crate) linger: Option<Duration>,
 }
 
 /// A live two-way connection: send requests and notifications to the peer.
@@ -287,26 +293,47 @@ where
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
-        let reading = read_loop(reader, &shared, &setup, context);
+        let mut reader = reader;
+        let reading = read_loop(&mut reader, &shared, &setup, context);
         let writing = write_loop(writer, outbox_rx, &shared);
-        tokio::join!(reading, writing);
+        let (cut_short, closed_cleanly) = tokio::join!(reading, writing);
         lock(&shared.pending).clear();
         shared.closed.cancel();
+        // This end stopped reading while the peer may still be sending, and
+        // has sent its last reply and its close: read on (and discard) until
+        // the peer closes too, so that unread input does not reset the
+        // connection under the replies still on their way.
+        if let Some(linger) = setup.linger
+            && cut_short
+            && closed_cleanly
+        {
+            let discard = async {
+                while let Ok(Inbound::Message(_) | Inbound::TooLarge) = reader.read_message().await
+                {
+                }
+            };
+            let _ = tokio::time::timeout(linger, discard).await;
+        }
     };
     (handle, driver)
 }
 
+/// Serves the peer's messages until it closes the connection, the read
+/// fails, the connection has been idle too long, or this end stops reading
+/// (a shutdown, or the connection closing). Returns `true` in the last case,
+/// where the peer may still be sending.
 async fn read_loop<R: MessageReader>(
-    mut reader: R,
+    reader: &mut R,
     shared: &Arc<Shared>,
     setup: &Setup,
     context: Arc<Context>,
-) {
+) -> bool {
+    let mut cut_short = true;
     let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
     let (mut order, notifications) = Order::start(setup, &context, shared);
     loop {
         let read = tokio::select! {
-            read = read_next(&mut reader, setup.idle_timeout) => read,
+            read = read_next(reader, setup.idle_timeout) => read,
             () = shared.closing.cancelled() => break,
             () = setup.stopping.cancelled() => break,
         };
@@ -317,11 +344,18 @@ async fn read_loop<R: MessageReader>(
                 continue;
             }
             // Idle: close only if nothing is going on.
-            Ok(None) if idle(&in_flight, setup, shared) && order.is_settled() => break,
+            Ok(None) if idle(&in_flight, setup, shared) && order.is_settled() => {
+                cut_short = false;
+                break;
+            }
             Ok(None) => continue,
-            Ok(Some(Inbound::Closed)) => break,
+            Ok(Some(Inbound::Closed)) => {
+                cut_short = false;
+                break;
+            }
             Err(err) => {
                 tracing::debug!(%err, "connection read failed");
+                cut_short = false;
                 break;
             }
         };
@@ -370,6 +404,7 @@ async fn read_loop<R: MessageReader>(
     let _ = notifications.await;
     let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
     shared.closing.cancel();
+    cut_short
 }
 
 /// Keeps the peer's notifications in order: they run one after another, and
@@ -519,11 +554,13 @@ fn too_large() -> String {
     wire::failure(None, &error)
 }
 
+/// Sends what is queued until the connection closes; `true` when it ended
+/// with everything sent and the connection closed cleanly.
 async fn write_loop<W: MessageWriter>(
     mut writer: W,
     mut outbox: mpsc::Receiver<String>,
     shared: &Shared,
-) {
+) -> bool {
     loop {
         let first = tokio::select! {
             biased;
@@ -534,18 +571,17 @@ async fn write_loop<W: MessageWriter>(
         if write_batch(&mut writer, first, &mut outbox).await.is_err() {
             // The peer is gone: stop reading too, and fail the calls waiting.
             shared.closing.cancel();
-            return;
+            return false;
         }
     }
     // Closing: send what is already queued, then end the connection cleanly.
     while let Ok(message) = outbox.try_recv() {
         if writer.write_message(&message).await.is_err() {
-            return;
+            return false;
         }
     }
     drop(outbox);
-    let _ = writer.flush().await;
-    let _ = writer.close().await;
+    writer.flush().await.is_ok() && writer.close().await.is_ok()
 }
 
 /// Writes `first` and everything else already queued, then flushes once.

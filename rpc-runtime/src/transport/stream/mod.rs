@@ -50,6 +50,10 @@ use crate::{Context, Router, TransportKind};
 const TCP_REFUSAL: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
 
+/// How long a TCP connection that the server closes first goes on being
+/// read, until the peer closes its end too (see `Setup::linger`).
+const LINGER: Duration = Duration::from_secs(5);
+
 impl Server {
     /// Serves one connection over `reader` and `writer` until the peer closes
     /// it or the server is shut down.
@@ -83,7 +87,7 @@ impl Server {
         let lifecycle = Lifecycle::default();
         let reader = FramedReader::new(reader, framing, self.limits.message_size());
         let writer = FramedWriter::new(writer, framing);
-        let driver = self.connection(reader, writer, context, &lifecycle, None);
+        let driver = self.connection(reader, writer, context, &lifecycle, false);
         lifecycle.spawn(driver);
         // The one connection is the whole server: it has stopped when it ends.
         lifecycle.tasks.close();
@@ -92,6 +96,13 @@ impl Server {
 
     /// Listens on `addr` and serves each TCP connection, many requests per
     /// connection, pipelined.
+    ///
+    /// When the server closes a connection first (a graceful shutdown), it
+    /// goes on reading it, discarding what comes, until the peer closes its
+    /// end too, for up to 5 seconds: closing a socket with unread input
+    /// resets the connection, and the reset would throw away the replies
+    /// still on their way to a peer that reads slowly. In a shutdown, that
+    /// wait counts toward [`Limits::shutdown_timeout`](super::Limits::shutdown_timeout).
     pub async fn serve_tcp(
         &self,
         addr: impl ToSocketAddrs,
@@ -115,8 +126,7 @@ impl Server {
                 let reader = FirstMessageWithin::new(reader, limits.header_wait());
                 let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let idle = Some(limits.idle_wait());
-                server.connection(reader, writer, context, &connections, idle)
+                server.connection(reader, writer, context, &connections, true)
             },
         );
         Ok(ServerHandle::new(
@@ -126,14 +136,15 @@ impl Server {
         ))
     }
 
-    /// The driver of one server-side connection.
+    /// The driver of one server-side connection. A TCP connection is closed
+    /// when idle, and lingers when the server closes it first.
     fn connection<R, W>(
         &self,
         reader: R,
         writer: W,
         context: Context,
         lifecycle: &Lifecycle,
-        idle_timeout: Option<Duration>,
+        tcp: bool,
     ) -> impl Future<Output = ()> + Send + use<R, W>
     where
         R: MessageReader,
@@ -143,8 +154,9 @@ impl Server {
             router: self.router.clone(),
             context,
             max_in_flight: self.limits.in_flight(),
-            idle_timeout,
+            idle_timeout: tcp.then(|| self.limits.idle_wait()),
             stopping: lifecycle.stopping.clone(),
+            linger: tcp.then_some(LINGER),
         };
         let (_, driver) = connection::open(reader, writer, setup, false);
         driver
@@ -283,6 +295,7 @@ impl StreamConnector {
             max_in_flight: self.max_in_flight,
             idle_timeout: None,
             stopping: Default::default(),
+            linger: None,
         };
         let reader = FramedReader::new(reader, self.framing, self.max_message_size);
         let writer = FramedWriter::new(writer, self.framing);
