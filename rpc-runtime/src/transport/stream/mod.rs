@@ -46,9 +46,12 @@ use super::server::{self, Lifecycle, Server, ServerHandle};
 use super::{Inbound, MessageReader, MessageWriter};
 use crate::{Context, Router, TransportKind};
 
-/// What a TCP server sends a connection it has no room for before closing it.
+/// What a TCP server sends a connection it has no room for before closing
+/// it, in each framing.
 const TCP_REFUSAL: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
+const TCP_REFUSAL_FRAMED: &[u8] =
+    b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}";
 
 /// How long a TCP connection that the server closes first goes on being
 /// read, until the peer closes its end too (see `Setup::linger`).
@@ -116,7 +119,10 @@ impl Server {
             listener,
             &self.limits,
             &lifecycle,
-            TCP_REFUSAL,
+            match framing {
+                Framing::Lines => TCP_REFUSAL,
+                Framing::ContentLength => TCP_REFUSAL_FRAMED,
+            },
             move |stream, peer| {
                 let (reader, writer) = stream.into_split();
                 let limits = &server.limits;
