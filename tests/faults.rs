@@ -39,6 +39,10 @@ pub trait Faults {
 
     #[method(name = "add")]
     async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
+
+    /// Never returns.
+    #[method(name = "hang")]
+    async fn hang(&self) -> RpcResult<i64>;
 }
 
 /// What the handlers saw; clones share it.
@@ -48,6 +52,18 @@ struct Probe {
     blobs: Arc<AtomicUsize>,
     /// The tag of every `nap` that started.
     naps: Arc<Mutex<HashSet<String>>>,
+    /// How many `hang`s started, and how many were dropped.
+    hangs: Arc<AtomicUsize>,
+    hangs_dropped: Arc<AtomicUsize>,
+}
+
+/// Counts a drop.
+struct Dropped(Arc<AtomicUsize>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 impl Probe {
@@ -74,6 +90,12 @@ impl Faults for Probe {
 
     async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
         Ok(a + b)
+    }
+
+    async fn hang(&self) -> RpcResult<i64> {
+        let _dropped = Dropped(self.hangs_dropped.clone());
+        self.hangs.fetch_add(1, Ordering::SeqCst);
+        std::future::pending().await
     }
 }
 
@@ -1342,4 +1364,44 @@ async fn flood() {
         assert!(handle.shutdown().await);
     }
     eprintln!("\n{}", report.join("\n"));
+}
+
+#[tokio::test]
+async fn a_shutdown_past_its_deadline_drops_the_hung_handlers() {
+    let probe = Probe::default();
+    let limits = Limits::default().shutdown_timeout(Duration::from_millis(200));
+    let (http_handle, http_addr) = http(&probe, limits.clone()).await;
+    let (tcp_handle, tcp_addr) = tcp(&probe, limits, Framing::Lines).await;
+    let mut peers = Vec::new();
+    for (addr, wire) in [
+        (http_addr, Wire::Http),
+        (http_addr, Wire::Ws),
+        (tcp_addr, Wire::Lines),
+    ] {
+        let (peer, mut write) = accepted(addr, wire).await;
+        let hang = wire.encode(&call(1, "hang", json!([])));
+        write.write_all(&hang).await.unwrap();
+        peers.push((peer, write));
+    }
+    while probe.hangs.load(Ordering::SeqCst) < 3 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let started = Instant::now();
+    let (http_done, tcp_done) = tokio::join!(http_handle.shutdown(), tcp_handle.shutdown());
+    assert!(!http_done && !tcp_done, "the hung handlers did not finish");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    // Dropped with their connections, not left running.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(probe.hangs_dropped.load(Ordering::SeqCst), 3);
+    for (mut peer, _write) in peers {
+        assert!(
+            peer.next().await.is_none(),
+            "{:?}: closed, no reply",
+            peer.wire
+        );
+    }
 }

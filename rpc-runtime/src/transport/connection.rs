@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
@@ -330,6 +332,9 @@ async fn read_loop<R: MessageReader>(
 ) -> bool {
     let mut cut_short = true;
     let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
+    // The requests running. They belong to the connection: if it is dropped
+    // before they finish (a shutdown past its deadline), so are they.
+    let mut requests = JoinSet::new();
     let (mut order, notifications) = Order::start(setup, &context, shared);
     loop {
         let read = tokio::select! {
@@ -390,13 +395,15 @@ async fn read_loop<R: MessageReader>(
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
         let settled = order.settled();
-        tokio::spawn(async move {
+        requests.spawn(async move {
             settled.await;
             if let Some(reply) = router.handle_with(&request, &context).await {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);
         });
+        // Forget the ones that have finished.
+        while requests.try_join_next().is_some() {}
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.
@@ -422,17 +429,18 @@ struct Order {
 }
 
 impl Order {
-    /// Starts the task that runs notifications; returns it to be awaited at the end.
+    /// Starts the task that runs notifications; returns it to be awaited at
+    /// the end (dropping it aborts the task).
     fn start(
         setup: &Setup,
         context: &Arc<Context>,
         shared: &Shared,
-    ) -> (Self, tokio::task::JoinHandle<()>) {
+    ) -> (Self, AbortOnDropHandle<()>) {
         let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
         let (done_tx, done) = watch::channel(0);
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
-        let task = tokio::spawn(async move {
+        let task = AbortOnDropHandle::new(tokio::spawn(async move {
             while let Some((number, message)) = queued.recv().await {
                 // An invalid notification is answered, as the protocol says.
                 if let Some(reply) = router.handle_with(&message, &context).await {
@@ -440,7 +448,7 @@ impl Order {
                 }
                 done_tx.send_replace(number);
             }
-        });
+        }));
         let order = Order {
             queue,
             received: 0,
