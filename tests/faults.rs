@@ -1366,12 +1366,31 @@ async fn flood() {
     eprintln!("\n{}", report.join("\n"));
 }
 
+/// A handler that never returns (no request timeout) is dropped when its
+/// HTTP client leaves, and on every transport when a shutdown reaches its
+/// deadline.
 #[tokio::test]
-async fn a_shutdown_past_its_deadline_drops_the_hung_handlers() {
+async fn hung_handlers_go_when_their_http_client_leaves_or_at_the_shutdown_deadline() {
     let probe = Probe::default();
     let limits = Limits::default().shutdown_timeout(Duration::from_millis(200));
     let (http_handle, http_addr) = http(&probe, limits.clone()).await;
     let (tcp_handle, tcp_addr) = tcp(&probe, limits, Framing::Lines).await;
+
+    // An HTTP client that leaves takes its request with it.
+    let (peer, mut write) = accepted(http_addr, Wire::Http).await;
+    let hang = Wire::Http.encode(&call(1, "hang", json!([])));
+    write.write_all(&hang).await.unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    while probe.hangs.load(Ordering::SeqCst) < 1 {
+        assert!(Instant::now() < deadline, "the request never started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop((peer, write));
+    while probe.hangs_dropped.load(Ordering::SeqCst) < 1 {
+        assert!(Instant::now() < deadline, "the handler outlived its client");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
     let mut peers = Vec::new();
     for (addr, wire) in [
         (http_addr, Wire::Http),
@@ -1383,7 +1402,8 @@ async fn a_shutdown_past_its_deadline_drops_the_hung_handlers() {
         write.write_all(&hang).await.unwrap();
         peers.push((peer, write));
     }
-    while probe.hangs.load(Ordering::SeqCst) < 3 {
+    while probe.hangs.load(Ordering::SeqCst) < 4 {
+        assert!(Instant::now() < deadline, "the requests never started");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let started = Instant::now();
@@ -1396,7 +1416,7 @@ async fn a_shutdown_past_its_deadline_drops_the_hung_handlers() {
     );
     // Dropped with their connections, not left running.
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(probe.hangs_dropped.load(Ordering::SeqCst), 3);
+    assert_eq!(probe.hangs_dropped.load(Ordering::SeqCst), 4);
     for (mut peer, _write) in peers {
         assert!(
             peer.next().await.is_none(),
