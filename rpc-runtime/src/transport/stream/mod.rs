@@ -46,9 +46,16 @@ use super::server::{self, Lifecycle, Server, ServerHandle};
 use super::{Inbound, MessageReader};
 use crate::{Context, Router, TransportKind};
 
-/// What a TCP server sends a connection it has no room for before closing it.
+/// What a TCP server sends a connection it has no room for before closing
+/// it, in each framing.
 const TCP_REFUSAL: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
+const TCP_REFUSAL_FRAMED: &[u8] =
+    b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}";
+
+/// How long a TCP connection that the server closes first goes on being
+/// read, until the peer closes its end too (see `Server::drive`).
+const LINGER: Duration = Duration::from_secs(5);
 
 impl Server {
     /// Serves one connection over `reader` and `writer` until the peer closes
@@ -87,6 +94,13 @@ impl Server {
 
     /// Listens on `addr` and serves each TCP connection, many requests per
     /// connection, pipelined.
+    ///
+    /// When the server closes a connection first (a graceful shutdown), it
+    /// goes on reading it, discarding what comes, until the peer closes its
+    /// end too, for up to 5 seconds: closing a socket with unread input
+    /// resets the connection, and the reset would throw away the replies
+    /// still on their way to a peer that reads slowly. In a shutdown, that
+    /// wait counts toward [`Limits::shutdown_timeout`](super::Limits::shutdown_timeout).
     pub async fn serve_tcp(
         &self,
         addr: impl ToSocketAddrs,
@@ -100,7 +114,10 @@ impl Server {
             listener,
             &self.limits,
             &lifecycle,
-            TCP_REFUSAL,
+            match framing {
+                Framing::Lines => TCP_REFUSAL,
+                Framing::ContentLength => TCP_REFUSAL_FRAMED,
+            },
             move |stream, peer| {
                 let (reader, writer) = stream.into_split();
                 let limits = &server.limits;
@@ -110,8 +127,8 @@ impl Server {
                 let reader = FirstMessageWithin::new(reader, limits.header_wait());
                 let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let idle = Some(limits.idle_wait());
-                server.drive(reader, writer, context, &connections, idle)
+                let (idle, linger) = (Some(limits.idle_wait()), Some(LINGER));
+                server.drive(reader, writer, context, &connections, idle, linger)
             },
         );
         Ok(ServerHandle::new(
