@@ -6,63 +6,15 @@
 //! lsp_server      # speaks on stdin and stdout until stdin ends
 //! ```
 
+#[path = "common/lsp_api.rs"]
+mod lsp_api;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::{Deserialize, Serialize};
+use lsp_api::{EditorClient, HoverParams, Language, LogMessage};
 use typed_rpc::transport::Server;
 use typed_rpc::transport::stream::Framing;
-use typed_rpc::{Context, ErrorObject, Router, RpcResult, rpc};
-
-/// `window/logMessage` params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LogMessage {
-    /// 1 error, 2 warning, 3 info, 4 log.
-    #[serde(rename = "type")]
-    pub kind: u8,
-    /// The message.
-    pub message: String,
-}
-
-/// `textDocument/hover` params, reduced to what this server reads.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HoverParams {
-    /// The word under the cursor.
-    pub word: String,
-}
-
-/// What the client (the editor) serves to the server.
-#[rpc]
-pub trait Editor {
-    /// Shows a message in the editor's log.
-    #[notification(name = "window/logMessage")]
-    async fn log_message(&self, #[params] params: LogMessage);
-
-    /// The editor's settings for `section`.
-    #[method(name = "workspace/configuration")]
-    async fn configuration(&self, section: String) -> RpcResult<serde_json::Value>;
-}
-
-/// The language server.
-#[rpc]
-pub trait Language {
-    /// Starts the session.
-    #[method(name = "initialize")]
-    async fn initialize(&self, #[params] params: serde_json::Value)
-    -> RpcResult<serde_json::Value>;
-
-    /// Describes the word under the cursor, in the style the editor asks for.
-    #[method(name = "textDocument/hover")]
-    async fn hover(
-        &self,
-        #[context] cx: &Context,
-        #[params] params: HoverParams,
-    ) -> RpcResult<String>;
-
-    /// Ends the session; `exit` follows.
-    #[method(name = "shutdown")]
-    async fn shutdown(&self) -> RpcResult<()>;
-}
+use typed_rpc::{Context, ErrorObject, Router, RpcResult};
 
 #[derive(Default)]
 struct LanguageServer {

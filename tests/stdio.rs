@@ -4,50 +4,17 @@
 
 #[path = "support/examples.rs"]
 mod examples;
+#[path = "../examples/common/lsp_api.rs"]
+#[allow(dead_code)] // the server half is the example's
+mod lsp_api;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
 use tokio::process::Command;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LogMessage {
-    #[serde(rename = "type")]
-    pub kind: u8,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HoverParams {
-    pub word: String,
-}
-
-/// What examples/lsp_server.rs expects its editor to serve.
-#[rpc]
-pub trait Editor {
-    #[notification(name = "window/logMessage")]
-    async fn log_message(&self, #[params] params: LogMessage);
-
-    #[method(name = "workspace/configuration")]
-    async fn configuration(&self, section: String) -> RpcResult<serde_json::Value>;
-}
-
-/// What examples/lsp_server.rs serves.
-#[rpc]
-pub trait Language {
-    #[method(name = "initialize")]
-    async fn initialize(&self, #[params] params: serde_json::Value)
-    -> RpcResult<serde_json::Value>;
-
-    #[method(name = "textDocument/hover")]
-    async fn hover(&self, #[params] params: HoverParams) -> RpcResult<String>;
-
-    #[method(name = "shutdown")]
-    async fn shutdown(&self) -> RpcResult<()>;
-}
 
 #[derive(Default)]
 struct EditorState {

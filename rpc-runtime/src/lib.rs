@@ -8,7 +8,7 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`wire`] | [`Id`], [`Request`], [`Response`] |
+//! | [`wire`] | [`Id`], [`Response`]; requests are parsed in one borrowing pass by the router |
 //! | [`error`] | [`ErrorObject`] and the standard [`code`]s |
 //! | [`params`] | decoding params by position or name, with `-32602` details |
 //! | [`router`] | the method table, batches, notifications, panic isolation, limits |
@@ -41,4 +41,4 @@ pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};
 pub use service::{Call, HandlerFuture, IntoResponse, RpcService};
-pub use wire::{Id, Request, Response};
+pub use wire::{Id, Response};

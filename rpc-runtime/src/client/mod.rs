@@ -28,6 +28,45 @@ use crate::Response;
 /// A transport assigns request ids and matches replies to requests; callers
 /// only see the response text. Implementations: [`InProcess`] (a router in
 /// the same process) and the network transports behind cargo features.
+///
+/// A transport of your own, here one that counts the calls it delegates:
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// use rpc_runtime::client::{ClientError, ClientExt, InProcess, OutgoingRequest, Transport};
+/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// # struct Nothing;
+/// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+/// # impl RpcService for Nothing {
+/// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+/// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+/// # }
+///
+/// struct Counting {
+///     inner: InProcess,
+///     sent: AtomicUsize,
+/// }
+///
+/// impl Transport for Counting {
+///     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
+///         self.sent.fetch_add(1, Ordering::Relaxed);
+///         self.inner.send_request(request).await
+///     }
+///
+///     async fn send_notification(&self, notification: OutgoingRequest<'_>) -> Result<(), ClientError> {
+///         self.sent.fetch_add(1, Ordering::Relaxed);
+///         self.inner.send_notification(notification).await
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let transport = Counting { inner: InProcess::new(Router::new(Nothing)), sent: AtomicUsize::new(0) };
+/// transport.notify("ping", None).await.unwrap();
+/// assert!(transport.call::<u64>("nope", None).await.is_err());
+/// assert_eq!(transport.sent.load(Ordering::Relaxed), 2);
+/// # });
+/// ```
 pub trait Transport: Send + Sync {
     /// Sends a request and resolves to the text of its response.
     fn send_request(

@@ -19,10 +19,14 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::rare::Rare;
+use super::server::Lifecycle;
+use super::{Limits, Server, ServerHandle};
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
     TransportErrorKind,
@@ -75,6 +79,12 @@ pub(crate) struct Setup {
     pub(crate) idle_timeout: Option<Duration>,
     /// Stop reading new requests and wind down (graceful shutdown).
     pub(crate) stopping: CancellationToken,
+    /// When this end closes first, how long to go on reading (and
+    /// discarding) until the peer closes too. On TCP, closing a socket with
+    /// unread input resets the connection, and the reset throws away the
+    /// replies still waiting in the send buffer for a peer that reads
+    /// slowly: lingering lets them arrive, and the peer's close says they did.
+    pub(crate) linger: Option<Duration>,
 }
 
 /// A live two-way connection: send requests and notifications to the peer.
@@ -255,6 +265,154 @@ fn connection_closed() -> ClientError {
     ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
 }
 
+impl Server {
+    /// Serves one connection over any message transport: a [`MessageReader`]
+    /// and a [`MessageWriter`] of whole messages (the byte-stream framings
+    /// and WebSocket are two such; an in-memory channel or a message queue
+    /// can be another). It stops when the reader reports
+    /// [`Inbound::Closed`], or at [`ServerHandle::shutdown`].
+    ///
+    /// Must be called within a tokio runtime, which drives the connection.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::Server;
+    /// use rpc_runtime::{Context, TransportKind};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(ours);
+    /// let server = Server::new(Router::new(Nothing));
+    /// let handle = server.serve_messages(
+    ///     FramedReader::new(read, Framing::Lines, 1 << 20),
+    ///     FramedWriter::new(write, Framing::Lines),
+    ///     Context::new(TransportKind::Stream),
+    /// );
+    /// drop(theirs); // the peer hangs up: the server stops
+    /// handle.stopped().await;
+    /// # });
+    /// ```
+    pub fn serve_messages<R, W>(&self, reader: R, writer: W, context: Context) -> ServerHandle
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let lifecycle = Lifecycle::default();
+        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, None, None));
+        // The one connection is the whole server: it has stopped when it ends.
+        lifecycle.tasks.close();
+        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+    }
+
+    /// The driver of one server-side connection, to be spawned: closed after
+    /// `idle_timeout` without a message, and read on for `linger` when it is
+    /// closed by the server first (see [`Setup::linger`]).
+    pub(crate) fn drive<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        context: Context,
+        lifecycle: &Lifecycle,
+        idle_timeout: Option<Duration>,
+        linger: Option<Duration>,
+    ) -> impl Future<Output = ()> + Send + use<R, W>
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let setup = Setup {
+            router: self.router.clone(),
+            context,
+            max_in_flight: self.limits.in_flight(),
+            idle_timeout,
+            stopping: lifecycle.stopping.clone(),
+            linger,
+        };
+        open(reader, writer, setup, false).1
+    }
+}
+
+impl Connection {
+    /// Opens a client connection over any message transport (see
+    /// [`Server::serve_messages`]); `handlers` serve the requests and
+    /// notifications the peer sends. The connection closes when its last
+    /// clone is dropped. Must be called within a tokio runtime.
+    ///
+    /// ```
+    /// use rpc_runtime::client::ClientExt;
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::{Connection, Server};
+    /// use rpc_runtime::{Context, TransportKind};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (client_end, server_end) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(server_end);
+    /// let framed = |read, write| (FramedReader::new(read, Framing::Lines, 1 << 20), FramedWriter::new(write, Framing::Lines));
+    /// let (reader, writer) = framed(read, write);
+    /// let _server = Server::new(Router::new(Nothing)).serve_messages(reader, writer, Context::new(TransportKind::Stream));
+    ///
+    /// let (read, write) = tokio::io::split(client_end);
+    /// let (reader, writer) = framed(read, write);
+    /// let connection = Connection::connect(reader, writer, Router::builder().build().unwrap());
+    /// let err = connection.call::<u64>("nope", None).await.unwrap_err();
+    /// assert_eq!(err.rpc_error().unwrap().code(), -32601);
+    /// # });
+    /// ```
+    pub fn connect<R, W>(reader: R, writer: W, handlers: Router) -> Connection
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let context = Context::new(crate::TransportKind::Stream);
+        open_client(
+            reader,
+            writer,
+            handlers,
+            context,
+            Limits::default().in_flight(),
+        )
+    }
+}
+
+/// Opens a client connection and spawns its driver.
+pub(crate) fn open_client<R, W>(
+    reader: R,
+    writer: W,
+    handlers: Router,
+    context: Context,
+    max_in_flight: usize,
+) -> Connection
+where
+    R: MessageReader,
+    W: MessageWriter,
+{
+    let setup = Setup {
+        router: handlers,
+        context,
+        max_in_flight,
+        idle_timeout: None,
+        stopping: CancellationToken::new(),
+        linger: None,
+    };
+    let (connection, driver) = open(reader, writer, setup, true);
+    tokio::spawn(driver);
+    connection
+}
+
 /// Opens a connection over `reader` and `writer`: returns its handle and the
 /// future that drives it, to be spawned. `owned` makes the returned handle
 /// close the connection when its last clone is dropped (for clients).
@@ -289,22 +447,46 @@ where
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
-        let reading = read_loop(reader, &shared, &setup, context);
+        let mut reader = reader;
+        let reading = read_loop(&mut reader, &shared, &setup, context);
         let writing = write_loop(writer, outbox_rx, &shared);
-        tokio::join!(reading, writing);
+        let (cut_short, closed_cleanly) = tokio::join!(reading, writing);
         lock(&shared.pending).clear();
         shared.closed.cancel();
+        // This end stopped reading while the peer may still be sending, and
+        // has sent its last reply and its close: read on (and discard) until
+        // the peer closes too, so that unread input does not reset the
+        // connection under the replies still on their way.
+        if let Some(linger) = setup.linger
+            && cut_short
+            && closed_cleanly
+        {
+            let discard = async {
+                while let Ok(Inbound::Message(_) | Inbound::TooLarge) = reader.read_message().await
+                {
+                }
+            };
+            let _ = tokio::time::timeout(linger, discard).await;
+        }
     };
     (handle, driver)
 }
 
+/// Serves the peer's messages until it closes the connection, the read
+/// fails, the connection has been idle too long, or this end stops reading
+/// (a shutdown, or the connection closing). Returns `true` in the last case,
+/// where the peer may still be sending.
 async fn read_loop<R: MessageReader>(
-    mut reader: R,
+    reader: &mut R,
     shared: &Arc<Shared>,
     setup: &Setup,
     context: Arc<Context>,
-) {
+) -> bool {
+    let mut cut_short = true;
     let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
+    // The requests running. They belong to the connection: if it is dropped
+    // before they finish (a shutdown past its deadline), so are they.
+    let mut requests = JoinSet::new();
     let (mut order, notifications) = Order::start(setup, &context, shared);
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`).
@@ -327,11 +509,18 @@ async fn read_loop<R: MessageReader>(
                 continue;
             }
             // Idle: close only if nothing is going on.
-            None if idle(&in_flight, setup, shared) && order.is_settled() => break,
+            None if idle(&in_flight, setup, shared) && order.is_settled() => {
+                cut_short = false;
+                break;
+            }
             None => continue,
-            Some(Ok(Inbound::Closed)) => break,
+            Some(Ok(Inbound::Closed)) => {
+                cut_short = false;
+                break;
+            }
             Some(Err(err)) => {
                 tracing::debug!(%err, "connection read failed");
+                cut_short = false;
                 break;
             }
         };
@@ -368,13 +557,15 @@ async fn read_loop<R: MessageReader>(
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
         let settled = order.settled();
-        tokio::spawn(async move {
+        requests.spawn(async move {
             settled.await;
             if let Some(reply) = router.handle_with(&request, &context).await {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);
         });
+        // Forget the ones that have finished.
+        while requests.try_join_next().is_some() {}
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.
@@ -382,6 +573,7 @@ async fn read_loop<R: MessageReader>(
     let _ = notifications.await;
     let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
     shared.closing.cancel();
+    cut_short
 }
 
 /// Keeps the peer's notifications in order: they run one after another, and
@@ -399,17 +591,18 @@ struct Order {
 }
 
 impl Order {
-    /// Starts the task that runs notifications; returns it to be awaited at the end.
+    /// Starts the task that runs notifications; returns it to be awaited at
+    /// the end (dropping it aborts the task).
     fn start(
         setup: &Setup,
         context: &Arc<Context>,
         shared: &Shared,
-    ) -> (Self, tokio::task::JoinHandle<()>) {
+    ) -> (Self, AbortOnDropHandle<()>) {
         let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
         let (done_tx, done) = watch::channel(0);
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
-        let task = tokio::spawn(async move {
+        let task = AbortOnDropHandle::new(tokio::spawn(async move {
             while let Some((number, message)) = queued.recv().await {
                 // An invalid notification is answered, as the protocol says.
                 if let Some(reply) = router.handle_with(&message, &context).await {
@@ -417,7 +610,7 @@ impl Order {
                 }
                 done_tx.send_replace(number);
             }
-        });
+        }));
         let order = Order {
             queue,
             received: 0,
@@ -564,11 +757,13 @@ fn too_large() -> String {
     wire::failure(None, &error)
 }
 
+/// Sends what is queued until the connection closes; `true` when it ended
+/// with everything sent and the connection closed cleanly.
 async fn write_loop<W: MessageWriter>(
     mut writer: W,
     mut outbox: mpsc::Receiver<String>,
     shared: &Shared,
-) {
+) -> bool {
     let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
     loop {
         let first = tokio::select! {
@@ -580,18 +775,17 @@ async fn write_loop<W: MessageWriter>(
         if write_batch(&mut writer, first, &mut outbox).await.is_err() {
             // The peer is gone: stop reading too, and fail the calls waiting.
             shared.closing.cancel();
-            return;
+            return false;
         }
     }
     // Closing: send what is already queued, then end the connection cleanly.
     while let Ok(message) = outbox.try_recv() {
         if writer.write_message(&message).await.is_err() {
-            return;
+            return false;
         }
     }
     drop(outbox);
-    let _ = writer.flush().await;
-    let _ = writer.close().await;
+    writer.flush().await.is_ok() && writer.close().await.is_ok()
 }
 
 /// Writes `first` and everything else already queued, then flushes once.

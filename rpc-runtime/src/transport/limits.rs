@@ -28,6 +28,7 @@ pub struct Limits {
     max_in_flight: usize,
     shutdown_timeout: Duration,
     header_timeout: Duration,
+    body_timeout: Duration,
     idle_timeout: Duration,
 }
 
@@ -39,6 +40,7 @@ impl Default for Limits {
             max_in_flight: 64,
             shutdown_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(300),
         }
     }
@@ -79,6 +81,15 @@ impl Limits {
         self
     }
 
+    /// How long an HTTP client may take to send a request's body, once its
+    /// headers are in (default 30 s). A body still incomplete then is
+    /// answered `408 Request Timeout` and the connection is closed: a client
+    /// cannot hold a connection by trickling its body a byte at a time.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
     /// How long a connection may stay without any message before it is
     /// closed (default 5 minutes).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
@@ -109,6 +120,11 @@ impl Limits {
     /// How long an HTTP client may take to send headers.
     pub fn header_wait(&self) -> Duration {
         self.header_timeout
+    }
+
+    /// How long an HTTP client may take to send a body.
+    pub fn body_wait(&self) -> Duration {
+        self.body_timeout
     }
 
     /// How long a connection may stay idle.

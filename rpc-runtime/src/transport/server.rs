@@ -101,6 +101,18 @@ impl Lifecycle {
 ///
 /// Dropping the handle leaves the server running; call
 /// [`shutdown`](ServerHandle::shutdown) to stop it.
+///
+/// ```no_run
+/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+/// use rpc_runtime::transport::Server;
+/// use rpc_runtime::transport::stream::Framing;
+///
+/// let handle = Server::new(router).serve_tcp("127.0.0.1:0", Framing::Lines).await?;
+/// println!("listening on tcp://{}", handle.local_addr().unwrap());
+/// // ... later: stop accepting, let requests in flight answer, then close.
+/// let finished_in_time = handle.shutdown().await;
+/// # let _ = finished_in_time; Ok(()) }
+/// ```
 #[derive(Debug)]
 #[must_use = "dropping the handle leaves the server running with no way to stop it"]
 pub struct ServerHandle {

@@ -9,7 +9,7 @@ mod response;
 #[cfg(feature = "duplex")]
 pub(crate) use classify::{Incoming, classify};
 pub use id::Id;
-pub use request::Request;
+pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};
 pub use response::Response;
 pub(crate) use response::{failure, success};

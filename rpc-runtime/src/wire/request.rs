@@ -19,7 +19,7 @@ use crate::ErrorObject;
 /// `params` stay raw JSON until the method's decoder reads them, so a request
 /// is parsed once and its params are never built into a `serde_json::Value`.
 #[derive(Debug)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     method: Cow<'a, str>,
     params: Option<&'a RawValue>,
     id: Option<Id<'a>>,
@@ -39,11 +39,6 @@ impl<'a> Request<'a> {
     /// The request id; `None` for a notification.
     pub fn id(&self) -> Option<Id<'a>> {
         self.id
-    }
-
-    /// Whether this is a notification (no `id` member), which is never answered.
-    pub fn is_notification(&self) -> bool {
-        self.id.is_none()
     }
 }
 

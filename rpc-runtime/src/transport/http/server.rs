@@ -36,7 +36,9 @@ const REFUSAL: &[u8] =
 /// choosing, under the layers you want (authentication, CORS, tracing, ...).
 ///
 /// It answers as [`Server::serve_http`] does (see there for the status codes)
-/// and never fails: every problem is an HTTP response. Clones share the
+/// and never fails: every problem is an HTTP response. It runs on tokio, with
+/// the timer enabled (for [`Limits::body_timeout`]), as `#[tokio::main]` and
+/// axum's `serve` have it. Clones share the
 /// router. Handlers see [`TransportKind::Http`], the request's headers, and
 /// the peer's address when the request carries a [`SocketAddr`] extension
 /// (put it there from axum's `ConnectInfo` with a small layer).
@@ -59,7 +61,7 @@ const REFUSAL: &[u8] =
 /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
 /// # }
 ///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 /// let mut rpc = Server::new(Router::new(Nothing)).into_http_service();
 /// let request = http::Request::post("/rpc")
 ///     .header("content-type", "application/json")
@@ -187,6 +189,7 @@ impl Server {
     /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
     /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
     /// | a body over [`Limits::max_message_size`] | `413` (the connection is closed) | a short text |
+    /// | a body not all there within [`Limits::body_timeout`] | `408` (the connection is closed) | a short text |
     /// | a connection beyond [`Limits::max_connections`] | `503`, then closed | none |
     ///
     /// A missing `Content-Type` is taken for JSON (hand-written requests and
@@ -199,8 +202,10 @@ impl Server {
     /// refused on its `Content-Length` before any of it is read, and a chunked
     /// one as soon as it grows past the limit: nothing over the limit is ever
     /// buffered. A client that does not send its headers within
-    /// [`Limits::header_timeout`] is disconnected, and so is a kept-alive
-    /// connection idle for that long.
+    /// [`Limits::header_timeout`] is disconnected (without a response), and
+    /// so is a kept-alive connection idle for that long; one whose body is
+    /// not all there within [`Limits::body_timeout`] of its headers gets a
+    /// `408`.
     ///
     /// A graceful [`shutdown`](ServerHandle::shutdown) stops accepting
     /// connections, lets the requests in flight finish and send their
@@ -381,10 +386,12 @@ impl Shared {
             return too_large();
         }
         let (parts, body) = request.into_parts();
-        let body = match Limited::new(body, limit).collect().await {
-            Ok(body) => body.to_bytes(),
-            Err(err) if err.is::<LengthLimitError>() => return too_large(),
-            Err(err) => {
+        let body = Limited::new(body, limit).collect();
+        let body = match tokio::time::timeout(self.limits.body_wait(), body).await {
+            Ok(Ok(body)) => body.to_bytes(),
+            Err(_) => return body_timed_out(),
+            Ok(Err(err)) if err.is::<LengthLimitError>() => return too_large(),
+            Ok(Err(err)) => {
                 tracing::debug!(%err, "could not read an HTTP request body");
                 return plain(
                     StatusCode::BAD_REQUEST,
@@ -520,6 +527,19 @@ fn too_large() -> Response<ResponseBody> {
     let mut response = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         "The request body is over the server's size limit.\n",
+    );
+    // The rest of the body is never read, so the connection cannot be reused.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+#[cold]
+fn body_timed_out() -> Response<ResponseBody> {
+    let mut response = plain(
+        StatusCode::REQUEST_TIMEOUT,
+        "The request body did not arrive in time.\n",
     );
     // The rest of the body is never read, so the connection cannot be reused.
     response

@@ -30,6 +30,20 @@ const MAX_HEADER_BLOCK: usize = 8 * 1024;
 const READ_CHUNK: usize = 8 * 1024;
 
 /// Reads framed messages from a byte stream.
+///
+/// ```
+/// use rpc_runtime::transport::stream::{FramedReader, Framing};
+/// use rpc_runtime::transport::{Inbound, MessageReader};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let bytes: &[u8] = b"Content-Length: 2\r\n\r\n{}Content-Length: 9\r\n\r\n[1,2,3,4]";
+/// let mut reader = FramedReader::new(bytes, Framing::ContentLength, 4);
+/// assert!(matches!(reader.read_message().await.unwrap(), Inbound::Message(m) if m == "{}"));
+/// // Over the 4-byte limit: skipped as it streams past, never buffered.
+/// assert!(matches!(reader.read_message().await.unwrap(), Inbound::TooLarge));
+/// assert!(matches!(reader.read_message().await.unwrap(), Inbound::Closed));
+/// # });
+/// ```
 #[derive(Debug)]
 pub struct FramedReader<R> {
     inner: R,

@@ -41,14 +41,21 @@ use tokio::process::{Child, Command};
 
 pub use framing::{FramedReader, FramedWriter, Framing};
 
-use super::connection::{self, Connection, Setup};
+use super::connection::{self, Connection};
 use super::server::{self, Lifecycle, Server, ServerHandle};
-use super::{Inbound, MessageReader, MessageWriter};
+use super::{Inbound, MessageReader};
 use crate::{Context, Router, TransportKind};
 
-/// What a TCP server sends a connection it has no room for before closing it.
+/// What a TCP server sends a connection it has no room for before closing
+/// it, in each framing.
 const TCP_REFUSAL: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
+const TCP_REFUSAL_FRAMED: &[u8] =
+    b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}";
+
+/// How long a TCP connection that the server closes first goes on being
+/// read, until the peer closes its end too (see `Server::drive`).
+const LINGER: Duration = Duration::from_secs(5);
 
 impl Server {
     /// Serves one connection over `reader` and `writer` until the peer closes
@@ -80,18 +87,20 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let lifecycle = Lifecycle::default();
         let reader = FramedReader::new(reader, framing, self.limits.message_size());
         let writer = FramedWriter::new(writer, framing);
-        let driver = self.connection(reader, writer, context, &lifecycle, None);
-        lifecycle.spawn(driver);
-        // The one connection is the whole server: it has stopped when it ends.
-        lifecycle.tasks.close();
-        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+        self.serve_messages(reader, writer, context)
     }
 
     /// Listens on `addr` and serves each TCP connection, many requests per
     /// connection, pipelined.
+    ///
+    /// When the server closes a connection first (a graceful shutdown), it
+    /// goes on reading it, discarding what comes, until the peer closes its
+    /// end too, for up to 5 seconds: closing a socket with unread input
+    /// resets the connection, and the reset would throw away the replies
+    /// still on their way to a peer that reads slowly. In a shutdown, that
+    /// wait counts toward [`Limits::shutdown_timeout`](super::Limits::shutdown_timeout).
     pub async fn serve_tcp(
         &self,
         addr: impl ToSocketAddrs,
@@ -105,7 +114,10 @@ impl Server {
             listener,
             &self.limits,
             &lifecycle,
-            TCP_REFUSAL,
+            match framing {
+                Framing::Lines => TCP_REFUSAL,
+                Framing::ContentLength => TCP_REFUSAL_FRAMED,
+            },
             move |stream, peer| {
                 let (reader, writer) = stream.into_split();
                 let limits = &server.limits;
@@ -115,8 +127,8 @@ impl Server {
                 let reader = FirstMessageWithin::new(reader, limits.header_wait());
                 let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let idle = Some(limits.idle_wait());
-                server.connection(reader, writer, context, &connections, idle)
+                let (idle, linger) = (Some(limits.idle_wait()), Some(LINGER));
+                server.drive(reader, writer, context, &connections, idle, linger)
             },
         );
         Ok(ServerHandle::new(
@@ -124,30 +136,6 @@ impl Server {
             lifecycle,
             self.limits.shutdown_wait(),
         ))
-    }
-
-    /// The driver of one server-side connection.
-    fn connection<R, W>(
-        &self,
-        reader: R,
-        writer: W,
-        context: Context,
-        lifecycle: &Lifecycle,
-        idle_timeout: Option<Duration>,
-    ) -> impl Future<Output = ()> + Send + use<R, W>
-    where
-        R: MessageReader,
-        W: MessageWriter,
-    {
-        let setup = Setup {
-            router: self.router.clone(),
-            context,
-            max_in_flight: self.limits.in_flight(),
-            idle_timeout,
-            stopping: lifecycle.stopping.clone(),
-        };
-        let (_, driver) = connection::open(reader, writer, setup, false);
-        driver
     }
 }
 
@@ -277,18 +265,15 @@ impl StreamConnector {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let setup = Setup {
-            router: self.handlers.clone(),
-            context,
-            max_in_flight: self.max_in_flight,
-            idle_timeout: None,
-            stopping: Default::default(),
-        };
         let reader = FramedReader::new(reader, self.framing, self.max_message_size);
         let writer = FramedWriter::new(writer, self.framing);
-        let (connection, driver) = connection::open(reader, writer, setup, true);
-        tokio::spawn(driver);
-        connection
+        connection::open_client(
+            reader,
+            writer,
+            self.handlers.clone(),
+            context,
+            self.max_in_flight,
+        )
     }
 }
 

@@ -258,6 +258,8 @@ impl WsConnector {
             max_in_flight: self.max_in_flight,
             idle_timeout: None,
             stopping: Default::default(),
+            // The closing handshake waits for the peer's close frame.
+            linger: None,
         };
         let (connection, session) = session::open(ws, setup, true);
         tokio::spawn(session);

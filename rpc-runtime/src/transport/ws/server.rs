@@ -83,6 +83,8 @@ pub(crate) fn upgrade<B>(
         max_in_flight: shared.limits.in_flight(),
         idle_timeout: Some(shared.limits.idle_wait()),
         stopping: shared.stopping.clone(),
+        // The closing handshake waits for the peer's close frame.
+        linger: None,
     };
     let config = session::config(shared.limits.message_size());
     let session = async move {
