@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # All the benchmarks of issue 4, from the repository root or anywhere:
 #
-#   bench/run.sh             network load table (floor, jsonrpsee, typed-rpc when it has a server)
+#   bench/run.sh             network load table (floor, jsonrpsee, typed-rpc)
 #   bench/run.sh inprocess   in-process dispatch, RUNS criterion runs (default 5), medians
 #   bench/run.sh icount      in-process instructions per call (callgrind)
 #   bench/run.sh compile     compile cost of a 50-method API

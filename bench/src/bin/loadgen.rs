@@ -5,7 +5,14 @@
 //! loadgen --url http://127.0.0.1:9101/ [-c 16] [-d 5] [--warmup 1] [--client raw|hyper]
 //! loadgen --url ws://127.0.0.1:9102/   [-c 16] [-d 5] [--warmup 1]
 //! loadgen --url ws://127.0.0.1:9102/ --idle 1000   # memory per idle connection
+//! loadgen --url http://127.0.0.1:9101/ -c 16 --requests 20000   # a fixed count, no timing
 //! ```
+//!
+//! `--requests N` makes exactly N requests in all (N / C on each connection,
+//! the first connections taking the remainder), with no warm-up, then prints
+//! `RESULT requests=.. errors=..`: for counting what the server does per
+//! request (instructions under callgrind, syscalls under strace), where the
+//! difference between two counts cancels the connection setup.
 //!
 //! Every request is `add(conn, seq)` with id `seq`; every reply is checked
 //! (status 200, `jsonrpc`, the id sent, the sum). A wrong reply counts as an
@@ -50,6 +57,7 @@ struct Args {
     warmup: f64,
     client: String,
     idle: Option<u64>,
+    requests: Option<u64>,
 }
 
 fn parse_args() -> Args {
@@ -60,6 +68,7 @@ fn parse_args() -> Args {
         warmup: 1.0,
         client: "raw".to_owned(),
         idle: None,
+        requests: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -76,6 +85,9 @@ fn parse_args() -> Args {
             "--warmup" => args.warmup = value().parse().unwrap_or_else(|_| die("bad --warmup")),
             "--client" => args.client = value(),
             "--idle" => args.idle = Some(value().parse().unwrap_or_else(|_| die("bad --idle"))),
+            "--requests" => {
+                args.requests = Some(value().parse().unwrap_or_else(|_| die("bad --requests")))
+            }
             other => die(&format!("unknown argument {other}")),
         }
     }
@@ -461,6 +473,35 @@ async fn idle(args: &Args, n: u64) {
     drop(conns);
 }
 
+/// Makes exactly `total` requests over `args.conns` connections, checked, untimed.
+async fn fixed(args: &Args, total: u64) {
+    let mut workers = Vec::new();
+    for c in 0..args.conns {
+        let mut conn = connect(&args.url, &args.client)
+            .await
+            .unwrap_or_else(|e| die(&format!("connect {}: {e}", args.url)));
+        let count = total / args.conns + u64::from(c < total % args.conns);
+        workers.push(tokio::task::spawn_local(async move {
+            let mut errors = 0u64;
+            for seq in 1..=count {
+                match conn.round_trip_boxed(request_body(c, seq)).await {
+                    Ok(reply) if reply_ok(&reply, c, seq) => {}
+                    Ok(_) => errors += 1,
+                    Err(err) => die(&format!("conn {c} seq {seq}: {err}")),
+                }
+            }
+            (count, errors)
+        }));
+    }
+    let (mut requests, mut errors) = (0, 0);
+    for w in workers {
+        let (r, e) = w.await.expect("a worker");
+        requests += r;
+        errors += e;
+    }
+    println!("RESULT requests={requests} errors={errors}");
+}
+
 fn main() {
     let args = parse_args();
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -469,9 +510,10 @@ fn main() {
         .expect("a runtime");
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async {
-        match args.idle {
-            Some(n) => idle(&args, n).await,
-            None => load(&args).await,
+        match (args.idle, args.requests) {
+            (Some(n), _) => idle(&args, n).await,
+            (None, Some(total)) => fixed(&args, total).await,
+            (None, None) => load(&args).await,
         }
     });
 }

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! runner [--duration 5] [--warmup 1] [--conns 1,16,64] [--idle 1000]
-//!        [--servers floor,jsonrpsee] [--transports http,ws] [--client raw|hyper]
+//!        [--servers floor,jsonrpsee,typed-rpc] [--transports http,ws] [--client raw|hyper]
 //! ```
 //!
 //! `bench/run.sh` builds everything and calls this.
@@ -53,17 +53,11 @@ fn servers() -> Vec<ServerSpec> {
             http_url: "http://127.0.0.1:9201/",
             ws_url: "ws://127.0.0.1:9201/",
         },
-        // TODO(issue 4): typed-rpc's own HTTP and WebSocket server is being
-        // built by the transports work. When it lands, add a binary
-        // `bench/src/bin/server_ours.rs` that serves `api::ours::router()`
-        // over HTTP on 127.0.0.1:9301 and WebSocket on 127.0.0.1:9302
-        // (current-thread runtime, like the others), and set `command` to
-        // `Some(("server_ours", vec![...]))`. Until then this row is skipped.
         ServerSpec {
             name: "typed-rpc",
-            command: None,
+            command: Some(("server_ours", vec!["--addr", "127.0.0.1:9301"])),
             http_url: "http://127.0.0.1:9301/",
-            ws_url: "ws://127.0.0.1:9302/",
+            ws_url: "ws://127.0.0.1:9301/",
         },
     ]
 }

@@ -1,5 +1,5 @@
 //! The floor as a network server: a bare hyper 1 HTTP/1.1 server and a bare
-//! tokio-tungstenite WebSocket server around `typed_rpc_bench::floor::handle`,
+//! tokio-tungstenite WebSocket server (8 KiB read buffer) around `typed_rpc_bench::floor::handle`,
 //! with no framework in between.
 //!
 //! ```text
@@ -19,6 +19,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use typed_rpc_bench::floor;
 
 const MAX_BODY: usize = 10 << 20;
@@ -60,6 +61,15 @@ async fn serve_http(listener: TcpListener) {
     }
 }
 
+/// tungstenite's defaults but for the read buffer: 8 KiB instead of 128 KiB,
+/// which tungstenite zero-fills on every read (measured: 214 000 instructions
+/// per request at C = 16 with the default, and 134 KiB per idle connection).
+/// The floor is the cheapest correct server, so it gets the cheap setting;
+/// typed-rpc uses the same one.
+fn ws_config() -> WebSocketConfig {
+    WebSocketConfig::default().read_buffer_size(8 * 1024)
+}
+
 async fn serve_ws(listener: TcpListener) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
@@ -67,7 +77,9 @@ async fn serve_ws(listener: TcpListener) {
         };
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
-            let Ok(mut ws) = tokio_tungstenite::accept_async(stream).await else {
+            let Ok(mut ws) =
+                tokio_tungstenite::accept_async_with_config(stream, Some(ws_config())).await
+            else {
                 return;
             };
             while let Some(Ok(message)) = ws.next().await {

@@ -20,9 +20,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::rare::Rare;
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -486,34 +488,43 @@ async fn read_loop<R: MessageReader>(
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
     let (mut order, notifications) = Order::start(setup, &context, shared);
+    // Made once and polled only when they fire: a message costs no timer
+    // and no cancellation check (see `Rare`).
+    let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
+    let mut stopping = Rare::new(setup.stopping.clone().cancelled_owned());
+    let mut idle_timer = IdleTimer::new(setup.idle_timeout);
     loop {
         let read = tokio::select! {
-            read = read_next(reader, setup.idle_timeout) => read,
-            () = shared.closing.cancelled() => break,
-            () = setup.stopping.cancelled() => break,
+            biased;
+            () = &mut closing => break,
+            () = &mut stopping => break,
+            () = idle_timer.expired() => None,
+            read = reader.read_message() => Some(read),
         };
         let message = match read {
-            Ok(Some(Inbound::Message(message))) => message,
-            Ok(Some(Inbound::TooLarge)) => {
+            Some(Ok(Inbound::Message(message))) => message,
+            Some(Ok(Inbound::TooLarge)) => {
+                idle_timer.touch();
                 let _ = shared.outbox.send(too_large()).await;
                 continue;
             }
             // Idle: close only if nothing is going on.
-            Ok(None) if idle(&in_flight, setup, shared) && order.is_settled() => {
+            None if idle(&in_flight, setup, shared) && order.is_settled() => {
                 cut_short = false;
                 break;
             }
-            Ok(None) => continue,
-            Ok(Some(Inbound::Closed)) => {
+            None => continue,
+            Some(Ok(Inbound::Closed)) => {
                 cut_short = false;
                 break;
             }
-            Err(err) => {
+            Some(Err(err)) => {
                 tracing::debug!(%err, "connection read failed");
                 cut_short = false;
                 break;
             }
         };
+        idle_timer.touch();
         let request = match wire::classify(&message) {
             Incoming::Notification => {
                 if !order.queue(message, shared).await {
@@ -538,8 +549,9 @@ async fn read_loop<R: MessageReader>(
             }
         };
         let permit = tokio::select! {
+            biased;
+            () = &mut closing => break,
             permit = in_flight.clone().acquire_owned() => permit,
-            () = shared.closing.cancelled() => break,
         };
         let Ok(permit) = permit else { break };
         let (router, context, outbox) =
@@ -654,17 +666,50 @@ impl Order {
     }
 }
 
-/// The next message, or `None` when the idle timeout passed first.
-async fn read_next<R: MessageReader>(
-    reader: &mut R,
-    idle_timeout: Option<Duration>,
-) -> io::Result<Option<Inbound>> {
-    match idle_timeout {
-        Some(timeout) => match tokio::time::timeout(timeout, reader.read_message()).await {
-            Ok(read) => read.map(Some),
-            Err(_) => Ok(None),
-        },
-        None => reader.read_message().await.map(Some),
+/// The connection's idle timeout: one timer for the connection's life,
+/// pushed back lazily. A message only records the time; the timer, set for
+/// the first possible expiry, checks that time when it fires and sets itself
+/// again for the real expiry if a message came meanwhile.
+struct IdleTimer {
+    timeout: Option<Duration>,
+    sleep: Option<Rare<tokio::time::Sleep>>,
+    /// When the last message arrived (or the connection opened).
+    last: Instant,
+}
+
+impl IdleTimer {
+    fn new(timeout: Option<Duration>) -> Self {
+        IdleTimer {
+            timeout,
+            sleep: timeout.map(|timeout| Rare::new(tokio::time::sleep(timeout))),
+            last: Instant::now(),
+        }
+    }
+
+    /// Records activity: the timeout counts from now.
+    fn touch(&mut self) {
+        if self.timeout.is_some() {
+            self.last = Instant::now();
+        }
+    }
+
+    /// Resolves once the timeout has passed since the last activity, and
+    /// starts a new period; never without a timeout.
+    async fn expired(&mut self) {
+        let (Some(timeout), Some(sleep)) = (self.timeout, self.sleep.as_mut()) else {
+            return std::future::pending().await;
+        };
+        loop {
+            (&mut *sleep).await;
+            let now = Instant::now();
+            let deadline = self.last + timeout;
+            if now >= deadline {
+                self.last = now;
+                sleep.inner().reset(now + timeout);
+                return;
+            }
+            sleep.inner().reset(deadline);
+        }
     }
 }
 
@@ -719,11 +764,12 @@ async fn write_loop<W: MessageWriter>(
     mut outbox: mpsc::Receiver<String>,
     shared: &Shared,
 ) -> bool {
+    let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
     loop {
         let first = tokio::select! {
             biased;
             message = outbox.recv() => message,
-            () = shared.closing.cancelled() => None,
+            () = &mut closing => None,
         };
         let Some(first) = first else { break };
         if write_batch(&mut writer, first, &mut outbox).await.is_err() {

@@ -17,6 +17,7 @@ mod connection;
 #[cfg(feature = "http")]
 pub mod http;
 mod limits;
+mod rare;
 mod server;
 #[cfg(feature = "stream")]
 pub mod stream;

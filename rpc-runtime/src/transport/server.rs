@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::Limits;
+use super::rare::Rare;
 use crate::Router;
 
 /// A router and the limits its transports enforce: the starting point of
@@ -70,11 +71,12 @@ impl Lifecycle {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let aborting = self.aborting.clone();
+        let aborting = Rare::new(self.aborting.clone().cancelled_owned());
         self.tasks.spawn(async move {
             tokio::select! {
+                biased;
+                () = aborting => {}
                 () = task => {}
-                () = aborting.cancelled() => {}
             }
         });
     }

@@ -19,6 +19,7 @@ use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
+use crate::transport::rare::Rare;
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router, TransportKind};
@@ -285,12 +286,14 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     let mut connection = std::pin::pin!(connection);
+    let stopping = Rare::new(stopping.cancelled_owned());
     let served = tokio::select! {
-        served = connection.as_mut() => served,
-        () = stopping.cancelled() => {
+        biased;
+        () = stopping => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }
+        served = connection.as_mut() => served,
     };
     if let Err(err) = served {
         tracing::debug!(%peer, %err, "HTTP connection ended with an error");
@@ -374,12 +377,12 @@ impl Shared {
             }
             return method_not_allowed();
         }
-        let headers = request.headers();
-        if !is_json(headers) || is_encoded(headers) {
+        if !is_json_unencoded(request.headers()) {
             return unsupported_media_type();
         }
         let limit = self.limits.message_size();
-        if declared_length(headers).is_some_and(|length| length > limit as u64) {
+        // The body's declared length (hyper takes it from `Content-Length`).
+        if request.body().size_hint().lower() > limit as u64 {
             return too_large();
         }
         let (parts, body) = request.into_parts();
@@ -436,12 +439,32 @@ fn is_websocket_upgrade(headers: &HeaderMap) -> bool {
     has_token(header::CONNECTION, "upgrade") && has_token(header::UPGRADE, "websocket")
 }
 
-/// Whether the body is declared JSON in UTF-8, or not declared at all.
-fn is_json(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+/// Whether the body is declared JSON in UTF-8 (or not declared at all) and
+/// comes without a `Content-Encoding` (compression), which the server does
+/// not undo. One pass over the headers, no allocation: this runs on every
+/// request.
+fn is_json_unencoded(headers: &HeaderMap) -> bool {
+    let mut content_type = None;
+    for (name, value) in headers {
+        if name == header::CONTENT_TYPE {
+            content_type.get_or_insert(value);
+        } else if name == header::CONTENT_ENCODING
+            && !value.as_bytes().eq_ignore_ascii_case(b"identity")
+        {
+            return false;
+        }
+    }
+    content_type.is_none_or(is_json)
+}
+
+/// Whether a `Content-Type` declares JSON in UTF-8.
+fn is_json(value: &HeaderValue) -> bool {
+    let value = value.as_bytes();
+    // What nearly every client sends.
+    if value.eq_ignore_ascii_case(b"application/json") {
         return true;
-    };
-    let Ok(value) = value.to_str() else {
+    }
+    let Ok(value) = std::str::from_utf8(value) else {
         return false;
     };
     let mut parts = value.split(';');
@@ -449,35 +472,18 @@ fn is_json(headers: &HeaderMap) -> bool {
     let Some((kind, subtype)) = essence.split_once('/') else {
         return essence.is_empty();
     };
-    let subtype = subtype.to_ascii_lowercase();
+    let is = |name: &str| subtype.eq_ignore_ascii_case(name);
+    let structured_json = subtype.len() >= 5
+        && subtype.is_char_boundary(subtype.len() - 5)
+        && subtype[subtype.len() - 5..].eq_ignore_ascii_case("+json");
     let json = kind.eq_ignore_ascii_case("application")
-        && (matches!(subtype.as_str(), "json" | "json-rpc" | "jsonrequest")
-            || subtype.ends_with("+json"));
+        && (is("json") || is("json-rpc") || is("jsonrequest") || structured_json);
     json && parts.all(|param| match param.split_once('=') {
         Some((name, value)) if name.trim().eq_ignore_ascii_case("charset") => {
             value.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
         }
         _ => true,
     })
-}
-
-/// Whether the body comes compressed (or otherwise encoded), which the server does not undo.
-fn is_encoded(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::CONTENT_ENCODING)
-        .iter()
-        .any(|value| !value.as_bytes().eq_ignore_ascii_case(b"identity"))
-}
-
-/// The body's declared length, if it has one.
-fn declared_length(headers: &HeaderMap) -> Option<u64> {
-    headers
-        .get(header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
 }
 
 /// A short plain-text answer for an HTTP-level refusal.
@@ -562,31 +568,39 @@ mod tests {
     fn json_content_types() {
         for accepted in [
             "application/json",
+            "APPLICATION/JSON",
             "application/json; charset=utf-8",
             "Application/JSON;charset=\"UTF-8\"",
             "application/json-rpc",
             "application/jsonrequest",
             "application/vnd.api+json",
+            "application/VND.API+JSON",
             "",
         ] {
             assert!(
-                is_json(&headers(&[("content-type", accepted)])),
+                is_json_unencoded(&headers(&[("content-type", accepted)])),
                 "{accepted}"
             );
         }
-        assert!(is_json(&HeaderMap::new()), "missing is lenient");
+        assert!(is_json_unencoded(&HeaderMap::new()), "missing is lenient");
         for refused in [
             "text/plain",
             "application/x-www-form-urlencoded",
             "application/json; charset=iso-8859-1",
             "text/json",
             "json",
+            "application/json+",
         ] {
             assert!(
-                !is_json(&headers(&[("content-type", refused)])),
+                !is_json_unencoded(&headers(&[("content-type", refused)])),
                 "{refused}"
             );
         }
+        // The first Content-Type counts, as `HeaderMap::get` would have it.
+        assert!(is_json_unencoded(&headers(&[
+            ("content-type", "application/json"),
+            ("content-type", "text/plain"),
+        ])));
     }
 
     #[test]
@@ -604,8 +618,23 @@ mod tests {
 
     #[test]
     fn encodings() {
-        assert!(!is_encoded(&HeaderMap::new()));
-        assert!(!is_encoded(&headers(&[("content-encoding", "identity")])));
-        assert!(is_encoded(&headers(&[("content-encoding", "gzip")])));
+        let json = ("content-type", "application/json");
+        assert!(is_json_unencoded(&headers(&[json])));
+        assert!(is_json_unencoded(&headers(&[
+            ("content-encoding", "identity"),
+            json
+        ])));
+        assert!(is_json_unencoded(&headers(&[(
+            "content-encoding",
+            "IDENTITY"
+        )])));
+        assert!(!is_json_unencoded(&headers(&[
+            json,
+            ("content-encoding", "gzip")
+        ])));
+        assert!(!is_json_unencoded(&headers(&[
+            ("content-encoding", "identity"),
+            ("content-encoding", "br"),
+        ])));
     }
 }
