@@ -15,9 +15,11 @@ use std::io;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -448,8 +450,11 @@ where
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
         let mut reader = reader;
-        let reading = read_loop(&mut reader, &shared, &setup, context);
-        let writing = write_loop(writer, outbox_rx, &shared);
+        // Each side is polled only when it was woken: a reply queued by the
+        // reader wakes the writer, and must not make the reader try another
+        // read (for WebSocket, a read costs tungstenite a buffer fill).
+        let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context));
+        let writing = Rare::new(write_loop(writer, outbox_rx, &shared));
         let (cut_short, closed_cleanly) = tokio::join!(reading, writing);
         lock(&shared.pending).clear();
         shared.closed.cancel();
@@ -487,6 +492,10 @@ async fn read_loop<R: MessageReader>(
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
+    let inline = matches!(
+        tokio::runtime::Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
     let (mut order, notifications) = Order::start(setup, &context, shared);
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`).
@@ -557,13 +566,14 @@ async fn read_loop<R: MessageReader>(
         let (router, context, outbox) =
             (setup.router.clone(), context.clone(), shared.outbox.clone());
         let settled = order.settled();
-        requests.spawn(async move {
+        let call = async move {
             settled.await;
             if let Some(reply) = router.handle_with(&request, &context).await {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);
-        });
+        };
+        start(call, inline, &mut requests).await;
         // Forget the ones that have finished.
         while requests.try_join_next().is_some() {}
     }
@@ -574,6 +584,27 @@ async fn read_loop<R: MessageReader>(
     let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
     shared.closing.cancel();
     cut_short
+}
+
+/// Starts a request's `call`. With `inline` (on a current-thread runtime) it
+/// is first polled right here: most calls finish without waiting, and a task
+/// of their own would only add a spawn and a trip through the scheduler. A
+/// call that waits, or any call on a multi-threaded runtime (where its own
+/// task can run on another worker while this one reads on), becomes a task
+/// of the connection.
+async fn start<F>(call: F, inline: bool, requests: &mut JoinSet<()>)
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    if !inline {
+        requests.spawn(call);
+        return;
+    }
+    let mut call = Box::pin(call);
+    let waiting = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_pending())).await;
+    if waiting {
+        requests.spawn(call);
+    }
 }
 
 /// Keeps the peer's notifications in order: they run one after another, and
