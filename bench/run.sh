@@ -6,6 +6,7 @@
 #   bench/run.sh icount      in-process instructions per call (callgrind)
 #   bench/run.sh compile     compile cost of a 50-method API
 #   bench/run.sh all         all four
+#   bench/run.sh soak        sustained load on typed-rpc (soak.sh; CONNS, SECS)
 #
 # Extra arguments after the mode go to the runner (network) or to criterion
 # (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
@@ -40,6 +41,7 @@ case "$mode" in
   inprocess) inprocess "$@" ;;
   icount) ./icount.sh "$@" ;;
   compile) ./compile_cost.sh ;;
+  soak) ./soak.sh ;;
   all)
     date -u
     inprocess
