@@ -6,10 +6,17 @@
 //! server's CPU time (utime + stime from `/proc/PID/stat`) and report server
 //! CPU µs per request beside requests/s. After the last (largest) connection
 //! count, read the server's peak RSS (`VmHWM`). Then, on a fresh server, open
-//! N idle WebSocket connections and report the RSS growth per connection.
+//! N idle WebSocket connections and report the RSS growth per connection
+//! (first run only).
+//!
+//! All of that is repeated `--runs` times, the servers taking turns within
+//! each run, so that a change in the machine's background load hits every
+//! server alike. The table gives the median of each figure over the runs;
+//! the ratios table gives, for each row, the median over the runs of the
+//! ratio taken within one run (with its range), as the issue asks.
 //!
 //! ```text
-//! runner [--duration 5] [--warmup 1] [--conns 1,16,64] [--idle 1000]
+//! runner [--runs 5] [--duration 5] [--warmup 1] [--conns 1,16,64] [--idle 1000]
 //!        [--servers floor,jsonrpsee,typed-rpc] [--transports http,ws] [--client raw|hyper]
 //! ```
 //!
@@ -30,8 +37,9 @@ const LOADGEN_CPU: &str = "1";
 /// A server under test: how to start it and where it listens.
 struct ServerSpec {
     name: &'static str,
-    /// The binary (in the same directory as this runner) and its arguments.
-    command: Option<(&'static str, Vec<&'static str>)>,
+    /// The binary (in the same directory as this runner).
+    bin: &'static str,
+    args: Vec<&'static str>,
     http_url: &'static str,
     ws_url: &'static str,
 }
@@ -40,22 +48,22 @@ fn servers() -> Vec<ServerSpec> {
     vec![
         ServerSpec {
             name: "floor",
-            command: Some((
-                "server_floor",
-                vec!["--http", "127.0.0.1:9101", "--ws", "127.0.0.1:9102"],
-            )),
+            bin: "server_floor",
+            args: vec!["--http", "127.0.0.1:9101", "--ws", "127.0.0.1:9102"],
             http_url: "http://127.0.0.1:9101/",
             ws_url: "ws://127.0.0.1:9102/",
         },
         ServerSpec {
             name: "jsonrpsee",
-            command: Some(("server_jsonrpsee", vec!["--addr", "127.0.0.1:9201"])),
+            bin: "server_jsonrpsee",
+            args: vec!["--addr", "127.0.0.1:9201"],
             http_url: "http://127.0.0.1:9201/",
             ws_url: "ws://127.0.0.1:9201/",
         },
         ServerSpec {
             name: "typed-rpc",
-            command: Some(("server_ours", vec!["--addr", "127.0.0.1:9301"])),
+            bin: "server_ours",
+            args: vec!["--addr", "127.0.0.1:9301"],
             http_url: "http://127.0.0.1:9301/",
             ws_url: "ws://127.0.0.1:9301/",
         },
@@ -63,6 +71,7 @@ fn servers() -> Vec<ServerSpec> {
 }
 
 struct Args {
+    runs: usize,
     duration: String,
     warmup: String,
     conns: Vec<u64>,
@@ -74,6 +83,7 @@ struct Args {
 
 fn parse_args() -> Args {
     let mut args = Args {
+        runs: 5,
         duration: "5".to_owned(),
         warmup: "1".to_owned(),
         conns: vec![1, 16, 64],
@@ -87,6 +97,7 @@ fn parse_args() -> Args {
         let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
         let list = || value.split(',').map(str::to_owned).collect::<Vec<_>>();
         match flag.as_str() {
+            "--runs" => args.runs = value.parse().expect("a number of runs"),
             "--duration" => args.duration = value.clone(),
             "--warmup" => args.warmup = value.clone(),
             "--conns" => {
@@ -169,6 +180,7 @@ fn loadgen(dir: &Path, args: &[String]) -> (Child, BufReader<std::process::Child
 /// One measured run.
 #[derive(Default)]
 struct Row {
+    run: usize,
     server: String,
     transport: String,
     conns: u64,
@@ -247,14 +259,8 @@ fn measure(
 }
 
 /// RSS growth per idle WebSocket connection, in KiB.
-fn idle_ws(
-    dir: &Path,
-    spec: &ServerSpec,
-    bin: &str,
-    bin_args: &[&str],
-    n: u64,
-) -> Result<f64, String> {
-    let server = start_server(dir, bin, bin_args, spec.ws_url);
+fn idle_ws(dir: &Path, spec: &ServerSpec, n: u64) -> Result<f64, String> {
+    let server = start_server(dir, spec.bin, &spec.args, spec.ws_url);
     let pid = server.pid();
     let (mut child, stdout) = loadgen(
         dir,
@@ -290,88 +296,196 @@ fn idle_ws(
 fn main() {
     let args = parse_args();
     let dir = bin_dir();
-    let mut rows = Vec::new();
-    let mut memory = Vec::new();
+    let specs: Vec<ServerSpec> = servers()
+        .into_iter()
+        .filter(|spec| {
+            args.servers
+                .as_ref()
+                .is_none_or(|s| s.iter().any(|n| n == spec.name))
+        })
+        .collect();
     println!(
         "# servers pinned to CPU {SERVER_CPU} (taskset -c {SERVER_CPU}), load generator to CPU {LOADGEN_CPU} (taskset -c {LOADGEN_CPU}); \
-         {}s measured after {}s warm-up per row; HTTP client: {}",
-        args.duration, args.warmup, args.client
+         {} runs, {}s measured after {}s warm-up per row; HTTP client: {}",
+        args.runs, args.duration, args.warmup, args.client
     );
-    for spec in servers() {
-        if args
-            .servers
-            .as_ref()
-            .is_some_and(|s| !s.iter().any(|n| n == spec.name))
-        {
-            continue;
-        }
-        let Some((bin, bin_args)) = &spec.command else {
-            println!(
-                "# {}: no server binary yet (see the TODO in runner.rs); skipped",
-                spec.name
-            );
-            continue;
-        };
-        let mut peaks = Vec::new();
-        for transport in &args.transports {
-            let url = if transport == "ws" {
-                spec.ws_url
-            } else {
-                spec.http_url
-            };
-            let server = start_server(&dir, bin, bin_args, url);
-            for &conns in &args.conns {
-                eprintln!("# {} {transport} C={conns}", spec.name);
-                match measure(&dir, &server, url, conns, &args) {
-                    Ok(mut row) => {
-                        row.server = spec.name.to_owned();
-                        row.transport = transport.clone();
-                        rows.push(row);
-                    }
-                    Err(err) => eprintln!("# {} {transport} C={conns} failed: {err}", spec.name),
-                }
+    let mut rows = Vec::new();
+    let mut peaks = Vec::new();
+    let mut idle = Vec::new();
+    for run in 1..=args.runs {
+        for spec in &specs {
+            for transport in &args.transports {
+                let (measured, peak_kib) = measure_server(&dir, spec, transport, run, &args);
+                rows.extend(measured);
+                peaks.push((spec.name, transport.clone(), peak_kib));
             }
-            let peak = procstat::status_kib(&server.pid(), "VmHWM").unwrap_or(0);
-            peaks.push(format!("{transport} {:.1} MiB", peak as f64 / 1024.0));
-        }
-        let idle = if args.transports.iter().any(|t| t == "ws") && args.idle > 0 {
-            match idle_ws(&dir, &spec, bin, bin_args, args.idle) {
-                Ok(kib) => format!("{kib:.1} KiB"),
-                Err(err) => format!("failed: {err}"),
+            if run == 1 && args.transports.iter().any(|t| t == "ws") && args.idle > 0 {
+                let kib = idle_ws(&dir, spec, args.idle).map_or_else(
+                    |err| format!("failed: {err}"),
+                    |kib| format!("{kib:.1} KiB"),
+                );
+                idle.push((spec.name, kib));
             }
-        } else {
-            "-".to_owned()
-        };
-        memory.push((spec.name, peaks.join(", "), idle));
+        }
     }
+    print_rows(&rows, &specs, &args);
+    print_ratios(&rows, &args);
+    print_memory(&peaks, &idle, &specs, &args);
+}
+
+/// One server on one transport, at every connection count; the rows and
+/// the server's peak RSS in KiB.
+fn measure_server(
+    dir: &Path,
+    spec: &ServerSpec,
+    transport: &str,
+    run: usize,
+    args: &Args,
+) -> (Vec<Row>, u64) {
+    let url = if transport == "ws" {
+        spec.ws_url
+    } else {
+        spec.http_url
+    };
+    let server = start_server(dir, spec.bin, &spec.args, url);
+    let mut rows = Vec::new();
+    for &conns in &args.conns {
+        eprintln!("# run {run}: {} {transport} C={conns}", spec.name);
+        match measure(dir, &server, url, conns, args) {
+            Ok(row) => rows.push(Row {
+                run,
+                server: spec.name.to_owned(),
+                transport: transport.to_owned(),
+                ..row
+            }),
+            Err(err) => eprintln!("# {} {transport} C={conns} failed: {err}", spec.name),
+        }
+    }
+    let peak = procstat::status_kib(&server.pid(), "VmHWM").unwrap_or(0);
+    (rows, peak)
+}
+
+/// The median of `values` (NaN when empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// The rows of one server, transport and connection count, one per run.
+fn cell<'r>(rows: &'r [Row], server: &str, transport: &str, conns: u64) -> Vec<&'r Row> {
+    rows.iter()
+        .filter(|r| r.server == server && r.transport == transport && r.conns == conns)
+        .collect()
+}
+
+fn print_rows(rows: &[Row], specs: &[ServerSpec], args: &Args) {
+    println!();
+    println!("Medians over {} runs; errors are the total.", args.runs);
     println!();
     println!(
         "| server | transport | C | req/s | p50 µs | p99 µs | errors | server CPU µs/req | server CPU % | loadgen CPU % |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {} | {:.2} | {:.0} | {:.0} |",
-            r.server,
-            r.transport,
-            r.conns,
-            r.rps,
-            r.p50,
-            r.p99,
-            r.errors,
-            r.server_cpu_us_per_req,
-            r.server_cpu_pct,
-            r.loadgen_cpu_pct
-        );
+    for spec in specs {
+        for transport in &args.transports {
+            for &conns in &args.conns {
+                let runs = cell(rows, spec.name, transport, conns);
+                if runs.is_empty() {
+                    continue;
+                }
+                let med = |f: fn(&Row) -> f64| median(runs.iter().map(|r| f(r)).collect());
+                println!(
+                    "| {} | {transport} | {conns} | {:.0} | {:.1} | {:.1} | {} | {:.2} | {:.0} | {:.0} |",
+                    spec.name,
+                    med(|r| r.rps),
+                    med(|r| r.p50),
+                    med(|r| r.p99),
+                    runs.iter().map(|r| r.errors).sum::<u64>(),
+                    med(|r| r.server_cpu_us_per_req),
+                    med(|r| r.server_cpu_pct),
+                    med(|r| r.loadgen_cpu_pct),
+                );
+            }
+        }
     }
+}
+
+/// `a / b` per run, for the runs that measured both; median and range.
+fn ratio(a: &[&Row], b: &[&Row], f: fn(&Row) -> f64) -> String {
+    let ratios: Vec<f64> = a
+        .iter()
+        .filter_map(|x| b.iter().find(|y| y.run == x.run).map(|y| f(x) / f(y)))
+        .collect();
+    if ratios.is_empty() {
+        return "-".to_owned();
+    }
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+    format!("{:.2} ({lo:.2}-{hi:.2})", median(ratios))
+}
+
+fn print_ratios(rows: &[Row], args: &Args) {
+    println!();
+    println!("Ratios within each run; median (range) over the runs.");
+    println!();
+    println!(
+        "| transport | C | CPU/req typed-rpc / floor | CPU/req jsonrpsee / floor | req/s typed-rpc / jsonrpsee |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    let cpu = |r: &Row| r.server_cpu_us_per_req;
+    let rps = |r: &Row| r.rps;
+    for transport in &args.transports {
+        for &conns in &args.conns {
+            let [ours, jsonrpsee, floor] =
+                ["typed-rpc", "jsonrpsee", "floor"].map(|s| cell(rows, s, transport, conns));
+            println!(
+                "| {transport} | {conns} | {} | {} | {} |",
+                ratio(&ours, &floor, cpu),
+                ratio(&jsonrpsee, &floor, cpu),
+                ratio(&ours, &jsonrpsee, rps),
+            );
+        }
+    }
+}
+
+fn print_memory(
+    peaks: &[(&str, String, u64)],
+    idle: &[(&str, String)],
+    specs: &[ServerSpec],
+    args: &Args,
+) {
     println!();
     let largest = args.conns.iter().max().copied().unwrap_or(0);
     println!(
-        "| server | peak RSS (VmHWM) after C={largest} | RSS per idle WebSocket connection (N={}) |",
+        "| server | peak RSS (VmHWM) after C={largest}, median | RSS per idle WebSocket connection (N={}) |",
         args.idle
     );
     println!("|---|---|---:|");
-    for (name, peaks, idle) in memory {
-        println!("| {name} | {peaks} | {idle} |");
+    for spec in specs {
+        let peak = args
+            .transports
+            .iter()
+            .map(|t| {
+                let kib = peaks
+                    .iter()
+                    .filter(|(s, tr, _)| *s == spec.name && tr == t)
+                    .map(|(_, _, kib)| *kib as f64)
+                    .collect();
+                format!("{t} {:.1} MiB", median(kib) / 1024.0)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let idle = idle
+            .iter()
+            .find(|(s, _)| *s == spec.name)
+            .map_or("-", |(_, kib)| kib.as_str());
+        println!("| {} | {peak} | {idle} |", spec.name);
     }
 }
