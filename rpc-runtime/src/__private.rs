@@ -31,7 +31,10 @@ where
     match A::decode(call.params(), method) {
         Ok(args) => {
             let running = handler(args);
-            Box::pin(async move { call.respond(running.await) })
+            // The future keeps only the id of the call: the smaller it is,
+            // the less is copied into its box.
+            let id = call.id();
+            Box::pin(async move { running.await.into_response(id?) })
         }
         Err(err) => Box::pin(std::future::ready(call.respond_error(&err))),
     }

@@ -65,7 +65,18 @@ pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, E
     // Validating the whole input once is cheaper than letting serde_json
     // validate each string and raw value (`id`, `params`) it borrows.
     let input = std::str::from_utf8(input).map_err(not_utf8)?;
-    read(input, max_batch_len, false).or_else(|err| {
+    match read(input, max_batch_len, Pass::Typed) {
+        Err(err) if err.code() == crate::code::PARSE_ERROR => read_raw(input, max_batch_len),
+        // A request, or a refusal every pass would give (an empty or too large batch).
+        done => done,
+    }
+}
+
+/// Parses a message the typed pass refused: its `jsonrpc` or `method` is not
+/// a string, or it is not JSON.
+#[cold]
+fn read_raw(input: &str, max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
+    read(input, max_batch_len, Pass::RawMembers).or_else(|err| {
         if err.code() != crate::code::PARSE_ERROR {
             return Err(err);
         }
@@ -73,9 +84,9 @@ pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, E
         // so valid JSON whose entry is such a number (`1e400`, `[1, 1e400]`)
         // fails the typed read. That entry is an invalid request, not a parse
         // error: read again with each entry taken raw first. Only a refused
-        // message pays for the second pass.
-        read(input, max_batch_len, true).map_err(|again| match again.code() {
-            // Not JSON after all: the first reading's error says where.
+        // message pays for the third pass.
+        read(input, max_batch_len, Pass::RawEntries).map_err(|again| match again.code() {
+            // Not JSON after all: the raw members' reading says where.
             crate::code::PARSE_ERROR => err,
             // JSON, but refused as a whole (a batch over the limit).
             _ => again,
@@ -83,16 +94,29 @@ pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, E
     })
 }
 
-/// Parses one message; with `raw_entries`, each entry is read as raw JSON
-/// before it is read as a request.
-fn read(input: &str, max_batch_len: usize, raw_entries: bool) -> Result<Message<'_>, ErrorObject> {
+/// How one pass over a message reads it. Each pass accepts every message the
+/// one before it accepts, with the same result, and costs more.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// `jsonrpc` and `method` read as strings, the cheapest way: any other
+    /// value of theirs fails the pass.
+    Typed,
+    /// Every member of a request read raw first, so that no member's value
+    /// fails the message.
+    RawMembers,
+    /// Every entry read raw first too, so that no entry fails the message.
+    RawEntries,
+}
+
+/// Parses one message in one `pass`.
+fn read(input: &str, max_batch_len: usize, pass: Pass) -> Result<Message<'_>, ErrorObject> {
     let first = input
         .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     if first != Some(b'[') {
-        let entry = match raw_entries {
-            false => serde_json::from_str(input),
-            true => serde_json::from_str(input).and_then(entry_from_raw),
+        let entry = match pass {
+            Pass::RawEntries => serde_json::from_str(input).and_then(entry_from_raw),
+            _ => read_entry(input, pass == Pass::Typed),
         };
         return entry.map(Message::Single).map_err(parse_failure);
     }
@@ -100,7 +124,7 @@ fn read(input: &str, max_batch_len: usize, raw_entries: bool) -> Result<Message<
     let seed = BatchSeed {
         max_len: max_batch_len,
         too_large: &mut too_large,
-        raw_entries,
+        pass,
     };
     let mut de = serde_json::Deserializer::from_str(input);
     let batch = seed
@@ -114,6 +138,14 @@ fn read(input: &str, max_batch_len: usize, raw_entries: bool) -> Result<Message<
         Err(_) if too_large => Err(batch_too_large(max_batch_len)),
         Err(err) => Err(parse_failure(err)),
     }
+}
+
+/// Reads `input`, the whole of it, as one entry.
+fn read_entry(input: &str, typed: bool) -> Result<Entry<'_>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(input);
+    let entry = EntrySeed { typed }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(entry)
 }
 
 /// `-32600` with the reason in `data`.
@@ -157,13 +189,13 @@ fn batch_too_large(max_len: usize) -> ErrorObject {
 struct BatchSeed<'f> {
     max_len: usize,
     too_large: &'f mut bool,
-    raw_entries: bool,
+    pass: Pass,
 }
 
 /// The entry `raw` is: a request object, or an invalid entry for any other value.
 fn entry_from_raw(raw: &RawValue) -> Result<Entry<'_>, serde_json::Error> {
     if raw.get().starts_with('{') {
-        serde_json::from_str(raw.get())
+        read_entry(raw.get(), false)
     } else {
         Ok(Entry::Invalid {
             id: None,
@@ -198,12 +230,14 @@ impl<'de> Visitor<'de> for BatchSeed<'_> {
                 }
                 return Ok(entries);
             }
-            let entry = match self.raw_entries {
-                false => seq.next_element::<Entry<'de>>()?,
-                true => match seq.next_element::<&'de RawValue>()? {
+            let entry = match self.pass {
+                Pass::RawEntries => match seq.next_element::<&'de RawValue>()? {
                     Some(raw) => Some(entry_from_raw(raw).map_err(de::Error::custom)?),
                     None => None,
                 },
+                pass => seq.next_element_seed(EntrySeed {
+                    typed: pass == Pass::Typed,
+                })?,
             };
             match entry {
                 Some(entry) => entries.push(entry),
@@ -213,16 +247,27 @@ impl<'de> Visitor<'de> for BatchSeed<'_> {
     }
 }
 
-impl<'de> de::Deserialize<'de> for Entry<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(EntryVisitor)
+/// Reads one entry; with `typed`, its `jsonrpc` and `method` as strings.
+#[derive(Clone, Copy)]
+struct EntrySeed {
+    typed: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for EntrySeed {
+    type Value = Entry<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Entry<'de>, D::Error> {
+        deserializer.deserialize_any(EntryVisitor { typed: self.typed })
     }
 }
 
 const NOT_AN_OBJECT: &str = "a request must be a JSON object";
 
 /// Visits one request object; any other JSON value is an invalid entry.
-struct EntryVisitor;
+struct EntryVisitor {
+    /// `jsonrpc` and `method` are read as strings ([`Pass::Typed`]).
+    typed: bool,
+}
 
 /// Implements the visitor methods for every non-object, non-array JSON value.
 macro_rules! visit_scalars {
@@ -271,7 +316,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members = Members::default();
         while let Some(member) = map.next_key::<Member>()? {
-            members.read(member, &mut map)?;
+            members.read(member, &mut map, self.typed)?;
         }
         Ok(members.into_entry())
     }
@@ -280,7 +325,8 @@ impl<'de> Visitor<'de> for EntryVisitor {
 /// The members of a request object as they are read.
 #[derive(Default)]
 struct Members<'de> {
-    version: Option<&'de RawValue>,
+    /// Whether `jsonrpc` is `"2.0"`.
+    version: Option<bool>,
     method: Option<MethodName<'de>>,
     params: Option<&'de RawValue>,
     id: Option<&'de RawValue>,
@@ -288,9 +334,21 @@ struct Members<'de> {
 }
 
 impl<'de> Members<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, member: Member, map: &mut A) -> Result<(), A::Error> {
+    /// Reads the value of `member`; with `typed`, `jsonrpc` and `method` as
+    /// strings, failing on any other value.
+    fn read<A: MapAccess<'de>>(
+        &mut self,
+        member: Member,
+        map: &mut A,
+        typed: bool,
+    ) -> Result<(), A::Error> {
         let duplicate = match member {
-            Member::Version => set_once(&mut self.version, map.next_value()?),
+            Member::Version if typed => set_once(&mut self.version, map.next_value::<Version>()?.0),
+            Member::Version => set_once(&mut self.version, is_version_2(map.next_value()?)),
+            Member::Method if typed => set_once(
+                &mut self.method,
+                MethodName::Str(map.next_value::<Text<'de>>()?.0),
+            ),
             Member::Method => set_once(&mut self.method, map.next_value()?),
             Member::Params => set_once(&mut self.params, map.next_value()?),
             Member::Id => set_once(&mut self.id, map.next_value()?),
@@ -318,7 +376,7 @@ impl<'de> Members<'de> {
         if let Some(None) = id {
             return invalid("`id` must be a string, a number or null");
         }
-        if !self.version.is_some_and(is_version_2) {
+        if self.version != Some(true) {
             return invalid("`jsonrpc` must be \"2.0\"");
         }
         let method = match self.method {
@@ -391,6 +449,56 @@ impl Visitor<'_> for MemberVisitor {
     }
 }
 
+/// `jsonrpc` read as a string ([`Pass::Typed`]): whether it is `"2.0"`.
+struct Version(bool);
+
+impl<'de> de::Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(VersionVisitor)
+    }
+}
+
+struct VersionVisitor;
+
+impl Visitor<'_> for VersionVisitor {
+    type Value = Version;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, version: &str) -> Result<Version, E> {
+        Ok(Version(version == "2.0"))
+    }
+}
+
+/// A string read as such ([`Pass::Typed`]): borrowed unless it has escapes.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(text.to_owned())))
+    }
+}
+
 /// The `method` member: a string (borrowed unless it has escapes) or anything else.
 enum MethodName<'de> {
     Str(Cow<'de, str>),
@@ -449,6 +557,26 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(bad)
             );
+        }
+    }
+
+    #[test]
+    fn the_typed_pass_agrees_with_the_raw_one_or_refuses() {
+        for input in [
+            r#"{"jsonrpc":"2.0","method":"m","params":[1],"id":1}"#,
+            r#"{"jsonrpc":"2\u002e0","method":"\u006d","id":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":"m","method":"n","id":1}"#,
+            r#"{"jsonrpc":"1.0","method":"m","id":1}"#,
+            r#"{"jsonrpc":"2.0","method":"\ud800","id":1}"#,
+            r#"{"jsonrpc":2,"method":"m","id":1}"#,
+            r#"{"jsonrpc":"2.0","method":1e400,"id":1}"#,
+            r#"[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","method":["m"]}]"#,
+        ] {
+            let raw = format!("{:?}", read(input, 8, Pass::RawMembers));
+            if let Ok(typed) = read(input, 8, Pass::Typed) {
+                assert_eq!(format!("{:?}", Ok::<_, ErrorObject>(typed)), raw, "{input}");
+            }
+            assert_eq!(format!("{:?}", parse(input.as_bytes(), 8)), raw, "{input}");
         }
     }
 

@@ -8,34 +8,14 @@ use std::fmt;
 use super::Id;
 use crate::ErrorObject;
 
-const VERSION: &str = "2.0";
-
-#[derive(Serialize)]
-struct Success<'a, T: ?Sized> {
-    jsonrpc: &'static str,
-    result: &'a T,
-    id: Id<'a>,
-}
-
-#[derive(Serialize)]
-struct Failure<'a> {
-    jsonrpc: &'static str,
-    error: &'a ErrorObject,
-    id: Option<Id<'a>>,
-}
-
 /// The response text carrying `result` for request `id`.
 ///
 /// A result that fails to serialize (a map with non-string keys, a failing
 /// `Serialize` impl) becomes `-32603`: the caller still gets an answer.
 #[inline]
 pub(crate) fn success<T: Serialize + ?Sized>(id: Id<'_>, result: &T) -> String {
-    let response = Success {
-        jsonrpc: VERSION,
-        result,
-        id,
-    };
-    serde_json::to_string(&response).unwrap_or_else(|err| unserializable_result(id, &err))
+    envelope(br#"{"jsonrpc":"2.0","result":"#, result, Some(id))
+        .unwrap_or_else(|err| unserializable_result(id, &err))
 }
 
 #[cold]
@@ -46,14 +26,32 @@ fn unserializable_result(id: Id<'_>, err: &serde_json::Error) -> String {
 
 /// The response text carrying `error`; the id is `null` when it could not be read.
 pub(crate) fn failure(id: Option<Id<'_>>, error: &ErrorObject) -> String {
-    let response = Failure {
-        jsonrpc: VERSION,
-        error,
-        id,
-    };
     // Cannot fail: an error object is strings and numbers plus raw JSON that
     // is valid by construction.
-    serde_json::to_string(&response).unwrap_or_default()
+    envelope(br#"{"jsonrpc":"2.0","error":"#, error, id).unwrap_or_default()
+}
+
+/// `head` (`{"jsonrpc":"2.0","result":` or `…"error":`), then `value`, then the
+/// id (`null` if `None`): the text serde_json writes for a struct of those
+/// three members.
+///
+/// Only `value` goes through serde. The member names and `"2.0"` are
+/// constant text that serde_json would scan for characters to escape on
+/// every call, and the id is copied as the raw JSON it is.
+#[inline]
+fn envelope<T: Serialize + ?Sized>(
+    head: &[u8],
+    value: &T,
+    id: Option<Id<'_>>,
+) -> serde_json::Result<String> {
+    let mut text = Vec::with_capacity(128);
+    text.extend_from_slice(head);
+    serde_json::to_writer(&mut text, value)?;
+    text.extend_from_slice(br#","id":"#);
+    text.extend_from_slice(id.map_or("null", |id| id.as_json()).as_bytes());
+    text.push(b'}');
+    // serde_json writes UTF-8 and the rest is `str`s: this check cannot fail.
+    Ok(String::from_utf8(text).unwrap_or_default())
 }
 
 /// A response as a client reads it, borrowed from the response text.
@@ -186,5 +184,59 @@ impl Visitor<'_> for MemberVisitor {
             "id" => Member::Id,
             _ => Member::Other,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The response as serde_json writes it from a struct.
+    #[derive(Serialize)]
+    struct Success<'a, T> {
+        jsonrpc: &'static str,
+        result: &'a T,
+        id: Id<'a>,
+    }
+
+    /// The error response as serde_json writes it from a struct.
+    #[derive(Serialize)]
+    struct Failure<'a> {
+        jsonrpc: &'static str,
+        error: &'a ErrorObject,
+        id: Option<Id<'a>>,
+    }
+
+    fn to_string<T: Serialize>(value: &T) -> String {
+        serde_json::to_string(value).unwrap()
+    }
+
+    #[test]
+    fn the_envelope_is_what_serde_json_writes() {
+        let error = ErrorObject::invalid_params().with_data(&"why");
+        for raw in ["1", r#""a\"b""#, "null", "-0.5e3"] {
+            let raw: &RawValue = serde_json::from_str(raw).unwrap();
+            let id = Id::new(raw).unwrap();
+            for result in [serde_json::json!(3), serde_json::json!({"k": ["é", null]})] {
+                let expected = to_string(&Success {
+                    jsonrpc: "2.0",
+                    result: &result,
+                    id,
+                });
+                assert_eq!(success(id, &result), expected);
+            }
+            let expected = to_string(&Failure {
+                jsonrpc: "2.0",
+                error: &error,
+                id: Some(id),
+            });
+            assert_eq!(failure(Some(id), &error), expected);
+        }
+        let expected = to_string(&Failure {
+            jsonrpc: "2.0",
+            error: &error,
+            id: None,
+        });
+        assert_eq!(failure(None, &error), expected);
     }
 }
