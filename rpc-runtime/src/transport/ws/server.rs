@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use http::header::{
     CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_VERSION, UPGRADE,
 };
-use http::{HeaderValue, Request, Response, StatusCode, Version};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, Version};
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::WebSocketStream;
@@ -18,6 +18,23 @@ use crate::transport::connection::Setup;
 use crate::transport::http::ResponseBody;
 use crate::transport::http::server::{Handover, Shared, method_not_allowed, plain};
 use crate::{Context, TransportKind};
+
+/// `headers` with every value copied out of the buffer it was parsed from.
+///
+/// hyper's header values share its connection read buffer (8 KiB or more);
+/// the connection keeps its handshake's headers for its whole life, and
+/// with them, otherwise, that buffer: measured, 8 KiB more per idle
+/// connection.
+fn owned(headers: HeaderMap) -> HeaderMap {
+    let mut copy = HeaderMap::with_capacity(headers.len());
+    for (name, value) in &headers {
+        // The same bytes were a valid value when hyper parsed them.
+        let mut fresh = HeaderValue::from_bytes(value.as_bytes()).unwrap_or_else(|_| value.clone());
+        fresh.set_sensitive(value.is_sensitive());
+        copy.append(name.clone(), fresh);
+    }
+    copy
+}
 
 /// Answers a WebSocket handshake (a `GET` with `Connection: upgrade` and
 /// `Upgrade: websocket`): `101 Switching Protocols`, and the upgraded
@@ -72,7 +89,7 @@ pub(crate) fn upgrade<B>(
     let accept = derive_accept_key(key.as_bytes());
     let on_upgrade = hyper::upgrade::on(&mut request);
 
-    let headers = std::mem::take(request.headers_mut());
+    let headers = owned(std::mem::take(request.headers_mut()));
     let mut context = Context::new(TransportKind::WebSocket).with_headers(headers);
     if let Some(peer) = peer {
         context = context.with_remote_addr(peer);
