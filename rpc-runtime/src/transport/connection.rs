@@ -496,7 +496,7 @@ async fn read_loop<R: MessageReader>(
         tokio::runtime::Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
     );
-    let (mut order, notifications) = Order::start(setup, &context, shared);
+    let mut order = Order::new(setup, &context, shared);
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`).
     let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
@@ -579,8 +579,7 @@ async fn read_loop<R: MessageReader>(
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.
-    drop(order);
-    let _ = notifications.await;
+    order.finish().await;
     let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
     shared.closing.cancel();
     cut_short
@@ -614,53 +613,87 @@ where
 /// notification before the result. Requests still run concurrently with one
 /// another.
 struct Order {
-    queue: mpsc::Sender<(u64, Bytes)>,
+    /// Runs the notifications; started at the first one, as most
+    /// connections never get one (a task and a queue saved per connection).
+    runner: Option<Runner>,
     /// How many notifications have been queued.
     received: u64,
+    /// What the runner needs, kept until it starts.
+    router: Router,
+    context: Arc<Context>,
+    outbox: mpsc::Sender<String>,
+    capacity: usize,
+}
+
+/// The task that runs a connection's notifications, one after another.
+struct Runner {
+    queue: mpsc::Sender<(u64, Bytes)>,
     /// How many have run.
     done: watch::Receiver<u64>,
+    /// Dropping it aborts the task.
+    task: AbortOnDropHandle<()>,
 }
 
 impl Order {
-    /// Starts the task that runs notifications; returns it to be awaited at
-    /// the end (dropping it aborts the task).
-    fn start(
-        setup: &Setup,
-        context: &Arc<Context>,
-        shared: &Shared,
-    ) -> (Self, AbortOnDropHandle<()>) {
-        let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
-        let (done_tx, done) = watch::channel(0);
-        let (router, context, outbox) =
-            (setup.router.clone(), context.clone(), shared.outbox.clone());
-        let task = AbortOnDropHandle::new(tokio::spawn(async move {
-            while let Some((number, message)) = queued.recv().await {
-                // An invalid notification is answered, as the protocol says.
-                if let Some(reply) = router.handle_with(&message, &context).await {
-                    let _ = outbox.send(reply).await;
-                }
-                done_tx.send_replace(number);
-            }
-        }));
-        let order = Order {
-            queue,
+    fn new(setup: &Setup, context: &Arc<Context>, shared: &Shared) -> Self {
+        Order {
+            runner: None,
             received: 0,
-            done,
-        };
-        (order, task)
+            router: setup.router.clone(),
+            context: context.clone(),
+            outbox: shared.outbox.clone(),
+            capacity: setup.max_in_flight,
+        }
+    }
+
+    fn runner(&mut self) -> &mut Runner {
+        self.runner.get_or_insert_with(|| {
+            let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(self.capacity);
+            let (done_tx, done) = watch::channel(0);
+            let (router, context, outbox) = (
+                self.router.clone(),
+                self.context.clone(),
+                self.outbox.clone(),
+            );
+            let task = AbortOnDropHandle::new(tokio::spawn(async move {
+                while let Some((number, message)) = queued.recv().await {
+                    // An invalid notification is answered, as the protocol says.
+                    if let Some(reply) = router.handle_with(&message, &context).await {
+                        let _ = outbox.send(reply).await;
+                    }
+                    done_tx.send_replace(number);
+                }
+            }));
+            Runner { queue, done, task }
+        })
+    }
+
+    /// Lets the notifications queued so far run, and waits for them.
+    async fn finish(self) {
+        if let Some(Runner { queue, task, .. }) = self.runner {
+            drop(queue);
+            let _ = task.await;
+        }
     }
 
     /// Whether every notification received so far has run.
     fn is_settled(&self) -> bool {
-        *self.done.borrow() >= self.received
+        self.runner
+            .as_ref()
+            .is_none_or(|runner| *runner.done.borrow() >= self.received)
     }
 
     /// Resolves once every notification received so far has run.
     fn settled(&self) -> impl Future<Output = ()> + Send + use<> {
-        let (mut done, received) = (self.done.clone(), self.received);
+        let received = self.received;
+        let done = (!self.is_settled())
+            .then(|| self.runner.as_ref().map(|runner| runner.done.clone()))
+            .flatten();
         async move {
             // An error means the notification task has ended: nothing to wait for.
-            let _ = done.wait_for(|done| *done >= received).await;
+            if let Some(mut done) = done {
+                let _ = done.wait_for(|done| *done >= received).await;
+            }
         }
     }
 
@@ -690,8 +723,9 @@ impl Order {
     /// Queues a notification; `false` if the connection is closing.
     async fn queue(&mut self, message: Bytes, shared: &Shared) -> bool {
         self.received += 1;
+        let number = self.received;
         tokio::select! {
-            sent = self.queue.send((self.received, message)) => sent.is_ok(),
+            sent = self.runner().queue.send((number, message)) => sent.is_ok(),
             () = shared.closing.cancelled() => false,
         }
     }
