@@ -686,9 +686,10 @@ impl Order {
     /// Resolves once every notification received so far has run.
     fn settled(&self) -> impl Future<Output = ()> + Send + use<> {
         let received = self.received;
-        let done = (!self.is_settled())
-            .then(|| self.runner.as_ref().map(|runner| runner.done.clone()))
-            .flatten();
+        let done = match &self.runner {
+            Some(runner) if !self.is_settled() => Some(runner.done.clone()),
+            _ => None,
+        };
         async move {
             // An error means the notification task has ended: nothing to wait for.
             if let Some(mut done) = done {
