@@ -681,6 +681,55 @@ async fn a_stream_client_that_never_reads_is_no_longer_read_and_loses_nothing() 
     assert!(handle.shutdown().await);
 }
 
+/// A client that reads none of its replies holds its connection only until
+/// one write has waited `write_timeout`: then it is disconnected, and its
+/// connection slot (the only one) serves another client.
+async fn a_client_that_never_reads_is_cut_off_at_the_write_timeout(wire: Wire) {
+    const WRITE_TIMEOUT: Duration = Duration::from_millis(300);
+    let probe = Probe::default();
+    let limits = Limits::default()
+        .max_connections(1)
+        .write_timeout(WRITE_TIMEOUT);
+    let (handle, addr) = match wire {
+        Wire::Ws => http(&probe, limits).await,
+        _ => tcp(&probe, limits, Framing::Lines).await,
+    };
+    let (mut stuck, _) = connect(addr, Some(64 * KIB as u32)).await;
+    if wire == Wire::Ws {
+        ws_handshake(&mut stuck).await.unwrap();
+    }
+    // Replies of a mebibyte each, more than the kernel's buffers hold.
+    let replies = (max_send_buffer() / MIB + 4) as u64;
+    for id in 0..replies {
+        let request = wire.encode(&call(id, "blob", json!([MIB])));
+        stuck.write_all(&request).await.unwrap();
+    }
+    let started = Instant::now();
+    // `accepted` retries while the only slot is taken.
+    let (mut peer, mut write) = accepted(addr, wire).await;
+    assert!(started.elapsed() >= WRITE_TIMEOUT, "cut off too early");
+    check(&mut peer, &mut write, 1).await;
+
+    // The stuck client reads what reached it, then finds the connection closed.
+    let drained = tokio::time::timeout(PATIENCE, async {
+        let mut buf = vec![0; 64 * KIB];
+        while let Ok(1..) = stuck.read(&mut buf).await {}
+    });
+    assert!(drained.await.is_ok(), "the stuck connection stayed open");
+    drop((peer, write));
+    assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn a_tcp_client_that_never_reads_is_cut_off_at_the_write_timeout() {
+    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Lines).await;
+}
+
+#[tokio::test]
+async fn a_websocket_client_that_never_reads_is_cut_off_at_the_write_timeout() {
+    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Ws).await;
+}
+
 // ---------------------------------------------------------------------------
 // Clients that vanish mid-request or mid-response.
 

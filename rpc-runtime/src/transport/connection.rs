@@ -69,6 +69,15 @@ pub trait MessageWriter: Send + 'static {
     fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send;
 }
 
+/// The timers of a server-side connection (see [`Setup`]); none for a
+/// connection to a parent process over its pipes.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Timers {
+    pub(crate) idle: Option<Duration>,
+    pub(crate) write: Option<Duration>,
+    pub(crate) linger: Option<Duration>,
+}
+
 /// How one end of a connection behaves.
 pub(crate) struct Setup {
     /// Serves the peer's requests (an empty router answers `-32601` to all).
@@ -79,6 +88,8 @@ pub(crate) struct Setup {
     pub(crate) max_in_flight: usize,
     /// Close after this long without a message while nothing is in flight.
     pub(crate) idle_timeout: Option<Duration>,
+    /// Close when one write waits this long for the peer to read.
+    pub(crate) write_timeout: Option<Duration>,
     /// Stop reading new requests and wind down (graceful shutdown).
     pub(crate) stopping: CancellationToken,
     /// When this end closes first, how long to go on reading (and
@@ -307,23 +318,21 @@ impl Server {
         W: MessageWriter,
     {
         let lifecycle = Lifecycle::default();
-        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, None, None));
+        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, Timers::default()));
         // The one connection is the whole server: it has stopped when it ends.
         lifecycle.tasks.close();
         ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
     }
 
-    /// The driver of one server-side connection, to be spawned: closed after
-    /// `idle_timeout` without a message, and read on for `linger` when it is
-    /// closed by the server first (see [`Setup::linger`]).
+    /// The driver of one server-side connection, to be spawned, with its
+    /// `timers`.
     pub(crate) fn drive<R, W>(
         &self,
         reader: R,
         writer: W,
         context: Context,
         lifecycle: &Lifecycle,
-        idle_timeout: Option<Duration>,
-        linger: Option<Duration>,
+        timers: Timers,
     ) -> impl Future<Output = ()> + Send + use<R, W>
     where
         R: MessageReader,
@@ -333,9 +342,10 @@ impl Server {
             router: self.router.clone(),
             context,
             max_in_flight: self.limits.in_flight(),
-            idle_timeout,
+            idle_timeout: timers.idle,
+            write_timeout: timers.write,
             stopping: lifecycle.stopping.clone(),
-            linger,
+            linger: timers.linger,
         };
         open(reader, writer, setup, false).1
     }
@@ -407,6 +417,7 @@ where
         context,
         max_in_flight,
         idle_timeout: None,
+        write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
     };
@@ -454,7 +465,7 @@ where
         // reader wakes the writer, and must not make the reader try another
         // read (for WebSocket, a read costs tungstenite a buffer fill).
         let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context));
-        let writing = Rare::new(write_loop(writer, outbox_rx, &shared));
+        let writing = Rare::new(write_loop(writer, outbox_rx, &shared, setup.write_timeout));
         let (cut_short, closed_cleanly) = tokio::join!(reading, writing);
         lock(&shared.pending).clear();
         shared.closed.cancel();
@@ -829,6 +840,7 @@ async fn write_loop<W: MessageWriter>(
     mut writer: W,
     mut outbox: mpsc::Receiver<String>,
     shared: &Shared,
+    timeout: Option<Duration>,
 ) -> bool {
     let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
     loop {
@@ -838,20 +850,49 @@ async fn write_loop<W: MessageWriter>(
             () = &mut closing => None,
         };
         let Some(first) = first else { break };
-        if write_batch(&mut writer, first, &mut outbox).await.is_err() {
-            // The peer is gone: stop reading too, and fail the calls waiting.
+        if let Err(err) = write_batch(&mut writer, first, &mut outbox, timeout).await {
+            // The peer is gone or stuck: stop reading too, and fail the
+            // calls waiting.
+            tracing::debug!(%err, "connection write failed");
             shared.closing.cancel();
             return false;
         }
     }
     // Closing: send what is already queued, then end the connection cleanly.
     while let Ok(message) = outbox.try_recv() {
-        if writer.write_message(&message).await.is_err() {
+        if within(timeout, writer.write_message(&message))
+            .await
+            .is_err()
+        {
             return false;
         }
     }
     drop(outbox);
-    writer.flush().await.is_ok() && writer.close().await.is_ok()
+    within(timeout, writer.flush()).await.is_ok() && within(timeout, writer.close()).await.is_ok()
+}
+
+/// Runs one `write`, failing it with `TimedOut` if it has not finished
+/// within `timeout`. Polled once first: nearly every write finishes at once,
+/// and those cost no timer.
+async fn within<F>(timeout: Option<Duration>, write: F) -> io::Result<()>
+where
+    F: Future<Output = io::Result<()>>,
+{
+    let Some(timeout) = timeout else {
+        return write.await;
+    };
+    let mut write = std::pin::pin!(write);
+    if let Poll::Ready(done) = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await
+    {
+        return done;
+    }
+    match tokio::time::timeout(timeout, write).await {
+        Ok(done) => done,
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the peer read nothing within the write timeout",
+        )),
+    }
 }
 
 /// Writes `first` and everything else already queued, then flushes once.
@@ -859,10 +900,11 @@ async fn write_batch<W: MessageWriter>(
     writer: &mut W,
     first: String,
     outbox: &mut mpsc::Receiver<String>,
+    timeout: Option<Duration>,
 ) -> io::Result<()> {
-    writer.write_message(&first).await?;
+    within(timeout, writer.write_message(&first)).await?;
     while let Ok(message) = outbox.try_recv() {
-        writer.write_message(&message).await?;
+        within(timeout, writer.write_message(&message)).await?;
     }
-    writer.flush().await
+    within(timeout, writer.flush()).await
 }

@@ -30,6 +30,7 @@ pub struct Limits {
     header_timeout: Duration,
     body_timeout: Duration,
     idle_timeout: Duration,
+    write_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -42,6 +43,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(300),
+            write_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -97,6 +99,19 @@ impl Limits {
         self
     }
 
+    /// How long one write to a WebSocket or TCP peer may take (default
+    /// 60 s): a reply, or the flush after a run of replies, that has not
+    /// gone out by then ends the connection, so a peer that stops reading
+    /// cannot hold its connection (and a slot of `max_connections`) for
+    /// ever. The whole write must finish in that time: a reply larger than
+    /// the kernel's buffers must be taken within it, however steadily the
+    /// peer reads. On WebSocket the closing handshake then waits its own
+    /// 5 s. Not applied to stdio, whose peer is the parent process.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
     /// The largest message accepted, in bytes.
     pub fn message_size(&self) -> usize {
         self.max_message_size
@@ -130,5 +145,10 @@ impl Limits {
     /// How long a connection may stay idle.
     pub fn idle_wait(&self) -> Duration {
         self.idle_timeout
+    }
+
+    /// How long one write may wait for the peer to read.
+    pub fn write_wait(&self) -> Duration {
+        self.write_timeout
     }
 }

@@ -41,7 +41,7 @@ use tokio::process::{Child, Command};
 
 pub use framing::{FramedReader, FramedWriter, Framing};
 
-use super::connection::{self, Connection};
+use super::connection::{self, Connection, Timers};
 use super::server::{self, Lifecycle, Server, ServerHandle};
 use super::{Inbound, MessageReader};
 use crate::{Context, Router, TransportKind};
@@ -127,8 +127,12 @@ impl Server {
                 let reader = FirstMessageWithin::new(reader, limits.header_wait());
                 let writer = FramedWriter::new(writer, framing);
                 let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let (idle, linger) = (Some(limits.idle_wait()), Some(LINGER));
-                server.drive(reader, writer, context, &connections, idle, linger)
+                let timers = Timers {
+                    idle: Some(limits.idle_wait()),
+                    write: Some(limits.write_wait()),
+                    linger: Some(LINGER),
+                };
+                server.drive(reader, writer, context, &connections, timers)
             },
         );
         Ok(ServerHandle::new(

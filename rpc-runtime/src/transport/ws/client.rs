@@ -257,6 +257,7 @@ impl WsConnector {
             context,
             max_in_flight: self.max_in_flight,
             idle_timeout: None,
+            write_timeout: None,
             stopping: Default::default(),
             // The closing handshake waits for the peer's close frame.
             linger: None,

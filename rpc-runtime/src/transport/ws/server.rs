@@ -99,6 +99,7 @@ pub(crate) fn upgrade<B>(
         context,
         max_in_flight: shared.limits.in_flight(),
         idle_timeout: Some(shared.limits.idle_wait()),
+        write_timeout: Some(shared.limits.write_wait()),
         stopping: shared.stopping.clone(),
         // The closing handshake waits for the peer's close frame.
         linger: None,
