@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::ops::Range;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -507,7 +508,7 @@ async fn read_loop<R: MessageReader>(
         tokio::runtime::Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
     );
-    let mut order = Order::new(setup, &context, shared);
+    let mut order = Order::default();
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`).
     let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
@@ -547,7 +548,7 @@ async fn read_loop<R: MessageReader>(
         idle_timer.touch();
         let request = match wire::classify(&message) {
             Incoming::Notification => {
-                if !order.queue(message, shared).await {
+                if !order.queue(message, setup, &context, shared).await {
                     break;
                 }
                 continue;
@@ -611,10 +612,14 @@ where
         return;
     }
     let mut call = Box::pin(call);
-    let waiting = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx).is_pending())).await;
-    if waiting {
+    if poll_once(call.as_mut()).await.is_pending() {
         requests.spawn(call);
     }
+}
+
+/// Polls `future` once, with the task's context, and says what it gave.
+async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
 }
 
 /// Keeps the peer's notifications in order: they run one after another, and
@@ -623,17 +628,13 @@ where
 /// the `hover` that follows it; an MCP client sees every progress
 /// notification before the result. Requests still run concurrently with one
 /// another.
+#[derive(Default)]
 struct Order {
     /// Runs the notifications; started at the first one, as most
     /// connections never get one (a task and a queue saved per connection).
     runner: Option<Runner>,
     /// How many notifications have been queued.
     received: u64,
-    /// What the runner needs, kept until it starts.
-    router: Router,
-    context: Arc<Context>,
-    outbox: mpsc::Sender<String>,
-    capacity: usize,
 }
 
 /// The task that runs a connection's notifications, one after another.
@@ -646,26 +647,13 @@ struct Runner {
 }
 
 impl Order {
-    fn new(setup: &Setup, context: &Arc<Context>, shared: &Shared) -> Self {
-        Order {
-            runner: None,
-            received: 0,
-            router: setup.router.clone(),
-            context: context.clone(),
-            outbox: shared.outbox.clone(),
-            capacity: setup.max_in_flight,
-        }
-    }
-
-    fn runner(&mut self) -> &mut Runner {
+    /// The runner, started now if it has not been.
+    fn runner(&mut self, setup: &Setup, context: &Arc<Context>, shared: &Shared) -> &mut Runner {
         self.runner.get_or_insert_with(|| {
-            let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(self.capacity);
+            let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
             let (done_tx, done) = watch::channel(0);
-            let (router, context, outbox) = (
-                self.router.clone(),
-                self.context.clone(),
-                self.outbox.clone(),
-            );
+            let (router, context, outbox) =
+                (setup.router.clone(), context.clone(), shared.outbox.clone());
             let task = AbortOnDropHandle::new(tokio::spawn(async move {
                 while let Some((number, message)) = queued.recv().await {
                     // An invalid notification is answered, as the protocol says.
@@ -733,11 +721,17 @@ impl Order {
     }
 
     /// Queues a notification; `false` if the connection is closing.
-    async fn queue(&mut self, message: Bytes, shared: &Shared) -> bool {
+    async fn queue(
+        &mut self,
+        message: Bytes,
+        setup: &Setup,
+        context: &Arc<Context>,
+        shared: &Shared,
+    ) -> bool {
         self.received += 1;
         let number = self.received;
         tokio::select! {
-            sent = self.runner().queue.send((number, message)) => sent.is_ok(),
+            sent = self.runner(setup, context, shared).queue.send((number, message)) => sent.is_ok(),
             () = shared.closing.cancelled() => false,
         }
     }
@@ -882,8 +876,7 @@ where
         return write.await;
     };
     let mut write = std::pin::pin!(write);
-    if let Poll::Ready(done) = std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await
-    {
+    if let Poll::Ready(done) = poll_once(write.as_mut()).await {
         return done;
     }
     match tokio::time::timeout(timeout, write).await {
