@@ -9,7 +9,7 @@
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
 use std::ops::Range;
@@ -21,13 +21,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::runtime::RuntimeFlavor;
-use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
-use super::rare::Rare;
+use super::rare::{Nudge, Rare};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -462,12 +462,25 @@ where
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
         let mut reader = reader;
-        // Each side is polled only when it was woken: a reply queued by the
-        // reader wakes the writer, and must not make the reader try another
-        // read (for WebSocket, a read costs tungstenite a buffer fill).
-        let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context));
-        let writing = Rare::new(write_loop(writer, outbox_rx, &shared, setup.write_timeout));
-        let (cut_short, closed_cleanly) = tokio::join!(reading, writing);
+        let finished = Finished::new();
+        // Each side is polled only when it was woken: a reply queued for the
+        // writer must not make the reader try another read (for WebSocket, a
+        // read costs tungstenite a buffer fill). The writer is polled after
+        // the reader in every pass, so a reply the reader hands it directly
+        // is written in the same pass, without waking the task again.
+        let writing = Rare::new(write_loop(
+            writer,
+            outbox_rx,
+            &finished,
+            &shared,
+            setup.write_timeout,
+        ));
+        let replies = Replies {
+            finished: &finished,
+            writer: writing.nudge(),
+        };
+        let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context, replies));
+        let (cut_short, closed_cleanly) = in_order(reading, writing).await;
         lock(&shared.pending).clear();
         shared.closed.cancel();
         // This end stopped reading while the peer may still be sending, and
@@ -498,6 +511,7 @@ async fn read_loop<R: MessageReader>(
     shared: &Arc<Shared>,
     setup: &Setup,
     context: Arc<Context>,
+    replies: Replies<'_>,
 ) -> bool {
     let mut cut_short = true;
     let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
@@ -575,17 +589,22 @@ async fn read_loop<R: MessageReader>(
             permit = in_flight.clone().acquire_owned() => permit,
         };
         let Ok(permit) = permit else { break };
-        let (router, context, outbox) =
-            (setup.router.clone(), context.clone(), shared.outbox.clone());
+        let (router, context) = (setup.router.clone(), context.clone());
         let settled = order.settled();
         let call = async move {
             settled.await;
-            if let Some(reply) = router.handle_with(&request, &context).await {
-                let _ = outbox.send(reply).await;
-            }
-            drop(permit);
+            router.handle_with(&request, &context).await
         };
-        start(call, inline, &mut requests).await;
+        let running = Running {
+            call,
+            permit,
+            outbox: &shared.outbox,
+        };
+        if inline {
+            running.inline(&replies, &mut requests).await;
+        } else {
+            running.spawn(&mut requests);
+        }
         // Forget the ones that have finished.
         while requests.try_join_next().is_some() {}
     }
@@ -597,23 +616,53 @@ async fn read_loop<R: MessageReader>(
     cut_short
 }
 
-/// Starts a request's `call`. With `inline` (on a current-thread runtime) it
-/// is first polled right here: most calls finish without waiting, and a task
-/// of their own would only add a spawn and a trip through the scheduler. A
-/// call that waits, or any call on a multi-threaded runtime (where its own
-/// task can run on another worker while this one reads on), becomes a task
-/// of the connection.
-async fn start<F>(call: F, inline: bool, requests: &mut JoinSet<()>)
+/// A request's call, about to start, with the in-flight permit it holds
+/// until its reply is handed to the writer.
+struct Running<'a, F> {
+    call: F,
+    permit: OwnedSemaphorePermit,
+    outbox: &'a mpsc::Sender<String>,
+}
+
+impl<F> Running<'_, F>
 where
-    F: Future<Output = ()> + Send + 'static,
+    F: Future<Output = Option<String>> + Send + 'static,
 {
-    if !inline {
-        requests.spawn(call);
-        return;
+    /// Polls the call right here first (on a current-thread runtime): most
+    /// calls finish without waiting, and their replies go straight to the
+    /// writer; a task of their own would add a spawn, a trip through the
+    /// scheduler and a trip through the outbox. A call that waits becomes a
+    /// task of the connection.
+    async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) {
+        let mut call = Box::pin(self.call);
+        match poll_once(call.as_mut()).await {
+            Poll::Ready(Some(reply)) => replies.push(reply, self.permit),
+            Poll::Ready(None) => {}
+            Poll::Pending => Running {
+                call,
+                permit: self.permit,
+                outbox: self.outbox,
+            }
+            .spawn(requests),
+        }
     }
-    let mut call = Box::pin(call);
-    if poll_once(call.as_mut()).await.is_pending() {
-        requests.spawn(call);
+
+    /// Runs the call as a task of the connection (on a multi-threaded
+    /// runtime, it can run on another worker while this one reads on); its
+    /// reply goes through the outbox.
+    fn spawn(self, requests: &mut JoinSet<()>) {
+        let Running {
+            call,
+            permit,
+            outbox,
+        } = self;
+        let outbox = outbox.clone();
+        requests.spawn(async move {
+            if let Some(reply) = call.await {
+                let _ = outbox.send(reply).await;
+            }
+            drop(permit);
+        });
     }
 }
 
@@ -831,20 +880,29 @@ fn too_large() -> String {
 /// Sends what is queued until the connection closes; `true` when it ended
 /// with everything sent and the connection closed cleanly.
 async fn write_loop<W: MessageWriter>(
+    writer: W,
+    outbox: mpsc::Receiver<String>,
+    finished: &Finished,
+    shared: &Shared,
+    timeout: Option<Duration>,
+) -> bool {
+    let mut queues = Queues { outbox, finished };
+    let clean = write_all(writer, &mut queues, shared, timeout).await;
+    // Nothing more is written: replies handed over from now on are dropped
+    // at once, with their permits.
+    finished.close();
+    clean
+}
+
+async fn write_all<W: MessageWriter>(
     mut writer: W,
-    mut outbox: mpsc::Receiver<String>,
+    queues: &mut Queues<'_>,
     shared: &Shared,
     timeout: Option<Duration>,
 ) -> bool {
     let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
-    loop {
-        let first = tokio::select! {
-            biased;
-            message = outbox.recv() => message,
-            () = &mut closing => None,
-        };
-        let Some(first) = first else { break };
-        if let Err(err) = write_batch(&mut writer, first, &mut outbox, timeout).await {
+    while let Some(first) = queues.next(&mut closing).await {
+        if let Err(err) = write_batch(&mut writer, first, queues, timeout).await {
             // The peer is gone or stuck: stop reading too, and fail the
             // calls waiting.
             tracing::debug!(%err, "connection write failed");
@@ -853,15 +911,14 @@ async fn write_loop<W: MessageWriter>(
         }
     }
     // Closing: send what is already queued, then end the connection cleanly.
-    while let Ok(message) = outbox.try_recv() {
-        if within(timeout, writer.write_message(&message))
+    while let Some(message) = queues.try_next() {
+        if within(timeout, writer.write_message(message.text()))
             .await
             .is_err()
         {
             return false;
         }
     }
-    drop(outbox);
     within(timeout, writer.flush()).await.is_ok() && within(timeout, writer.close()).await.is_ok()
 }
 
@@ -891,13 +948,154 @@ where
 /// Writes `first` and everything else already queued, then flushes once.
 async fn write_batch<W: MessageWriter>(
     writer: &mut W,
-    first: String,
-    outbox: &mut mpsc::Receiver<String>,
+    first: Outgoing,
+    queues: &mut Queues<'_>,
     timeout: Option<Duration>,
 ) -> io::Result<()> {
-    within(timeout, writer.write_message(&first)).await?;
-    while let Ok(message) = outbox.try_recv() {
-        within(timeout, writer.write_message(&message)).await?;
+    within(timeout, writer.write_message(first.text())).await?;
+    while let Some(message) = queues.try_next() {
+        within(timeout, writer.write_message(message.text())).await?;
     }
     within(timeout, writer.flush()).await
+}
+
+/// Replies of requests that finished as they were read, handed from the
+/// reader to the writer without a channel (see [`Running::inline`]). Each
+/// keeps its request's in-flight permit until it is written: the reader
+/// reads no more requests than the writer can take, so a peer that does not
+/// read its replies stops being read from.
+struct Finished {
+    /// `None` once the writer has stopped.
+    replies: Mutex<Option<VecDeque<(String, OwnedSemaphorePermit)>>>,
+}
+
+impl Finished {
+    fn new() -> Self {
+        Finished {
+            replies: Mutex::new(Some(VecDeque::new())),
+        }
+    }
+
+    fn pop(&self) -> Option<(String, OwnedSemaphorePermit)> {
+        lock(&self.replies).as_mut()?.pop_front()
+    }
+
+    /// Drops what is queued and whatever comes later.
+    fn close(&self) {
+        // Taken out first: the permits are released outside the lock.
+        let dropped = lock(&self.replies).take();
+        drop(dropped);
+    }
+}
+
+/// The reader's side of [`Finished`].
+struct Replies<'a> {
+    finished: &'a Finished,
+    /// The writer: it runs after the reader in the same pass of the task.
+    writer: Nudge,
+}
+
+impl Replies<'_> {
+    fn push(&self, reply: String, permit: OwnedSemaphorePermit) {
+        let mut replies = lock(&self.finished.replies);
+        match replies.as_mut() {
+            Some(queue) => {
+                queue.push_back((reply, permit));
+                self.writer.nudge();
+            }
+            // The writer has stopped: the reply is dropped, as a reply sent
+            // into a closed outbox is.
+            None => {
+                drop(replies);
+                drop(permit);
+            }
+        }
+    }
+}
+
+/// Where the writer takes its messages from.
+struct Queues<'a> {
+    /// Messages of any kind: requests and notifications to the peer, replies
+    /// of requests that ran as tasks.
+    outbox: mpsc::Receiver<String>,
+    finished: &'a Finished,
+}
+
+/// A message for the writer.
+enum Outgoing {
+    Finished {
+        text: String,
+        /// Released once the reply is written.
+        _permit: OwnedSemaphorePermit,
+    },
+    Queued(String),
+}
+
+impl Outgoing {
+    fn finished((text, permit): (String, OwnedSemaphorePermit)) -> Self {
+        Outgoing::Finished {
+            text,
+            _permit: permit,
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Outgoing::Finished { text, .. } | Outgoing::Queued(text) => text,
+        }
+    }
+}
+
+impl Queues<'_> {
+    /// The next message; `None` once `closing` has fired.
+    async fn next<F>(&mut self, closing: &mut Rare<F>) -> Option<Outgoing>
+    where
+        F: Future<Output = ()>,
+    {
+        std::future::poll_fn(|cx| {
+            if let Some(reply) = self.finished.pop() {
+                return Poll::Ready(Some(Outgoing::finished(reply)));
+            }
+            if let Poll::Ready(message) = self.outbox.poll_recv(cx) {
+                return Poll::Ready(message.map(Outgoing::Queued));
+            }
+            Pin::new(&mut *closing).poll(cx).map(|()| None)
+        })
+        .await
+    }
+
+    /// The next message if one is waiting.
+    fn try_next(&mut self) -> Option<Outgoing> {
+        match self.finished.pop() {
+            Some(reply) => Some(Outgoing::finished(reply)),
+            None => self.outbox.try_recv().ok().map(Outgoing::Queued),
+        }
+    }
+}
+
+/// Runs `first` and `second` to the end, polling `first` before `second`
+/// in every pass (`tokio::join!` takes turns at going first).
+async fn in_order<A: Future, B: Future>(first: A, second: B) -> (A::Output, B::Output) {
+    let (mut first, mut second) = (std::pin::pin!(first), std::pin::pin!(second));
+    let (mut first_done, mut second_done) = (None, None);
+    std::future::poll_fn(|cx| {
+        if first_done.is_none()
+            && let Poll::Ready(output) = first.as_mut().poll(cx)
+        {
+            first_done = Some(output);
+        }
+        if second_done.is_none()
+            && let Poll::Ready(output) = second.as_mut().poll(cx)
+        {
+            second_done = Some(output);
+        }
+        match (first_done.take(), second_done.take()) {
+            (Some(first), Some(second)) => Poll::Ready((first, second)),
+            (first, second) => {
+                (first_done, second_done) = (first, second);
+                Poll::Pending
+            }
+        }
+    })
+    .await
 }

@@ -74,11 +74,27 @@ impl<F: Future> Rare<F> {
 }
 
 impl<F: Future> Rare<F> {
+    /// A handle that marks this future to be polled at its next poll without
+    /// waking the task: for a [`Rare`] that the task polls later in the same
+    /// pass anyway.
+    pub(crate) fn nudge(&self) -> Nudge {
+        Nudge(self.flag.clone())
+    }
+
     /// The future inside, to change it (reset a timer that has fired); it
     /// is polled again at the next poll.
     pub(crate) fn inner(&mut self) -> Pin<&mut F> {
         self.flag.woken.store(true, Ordering::Release);
         self.future.as_mut()
+    }
+}
+
+/// Marks a [`Rare`] to be polled at its next poll (see [`Rare::nudge`]).
+pub(crate) struct Nudge(Arc<Flag>);
+
+impl Nudge {
+    pub(crate) fn nudge(&self) {
+        self.0.woken.store(true, Ordering::Release);
     }
 }
 
