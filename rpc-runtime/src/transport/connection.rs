@@ -583,10 +583,14 @@ async fn read_loop<R: MessageReader>(
                 requests
             }
         };
-        let permit = tokio::select! {
-            biased;
-            () = &mut closing => break,
-            permit = in_flight.clone().acquire_owned() => permit,
+        // A permit is nearly always free: waiting for one is the slow path.
+        let permit = match in_flight.clone().try_acquire_owned() {
+            Ok(permit) => Ok(permit),
+            Err(_) => tokio::select! {
+                biased;
+                () = &mut closing => break,
+                permit = in_flight.clone().acquire_owned() => permit,
+            },
         };
         let Ok(permit) = permit else { break };
         let (router, context) = (setup.router.clone(), context.clone());
@@ -606,7 +610,7 @@ async fn read_loop<R: MessageReader>(
             running.spawn(&mut requests);
         }
         // Forget the ones that have finished.
-        while requests.try_join_next().is_some() {}
+        while !requests.is_empty() && requests.try_join_next().is_some() {}
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.

@@ -46,13 +46,14 @@ impl Wake for Flag {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.woken.store(true, Ordering::Release);
+        // Woken by reference, under the lock: no clone of the waker to make
+        // and drop.
         let task = self
             .task
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone();
-        if let Some(task) = task {
-            task.wake();
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(task) = task.as_ref() {
+            task.wake_by_ref();
         }
     }
 }
