@@ -1,11 +1,14 @@
 //! Two-way connections: one engine for WebSocket, TCP, stdio and child processes.
 //!
 //! On these transports both ends may send requests at any time. Each side
-//! runs the same loop: a reader that hands requests to the router (each in
-//! its own task, at most [`Limits::max_in_flight`] at once) and responses to
-//! the calls waiting for them, and a writer that sends whatever is queued.
-//! The queue is bounded, so a peer that stops reading its replies stops being
-//! read from: memory stays bounded.
+//! runs the same loop: a reader that hands requests to the router (at most
+//! [`Limits::max_in_flight`] at once) and responses to the calls waiting for
+//! them, and a writer that sends the replies and whatever else is queued.
+//! A request that finishes as it is read hands its reply to the writer
+//! directly and keeps its place among the `max_in_flight` until the reply is
+//! written; a request that has to wait runs as a task and queues its reply
+//! in a bounded queue. Either way a peer that stops reading its replies
+//! stops being read from: memory stays bounded.
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
