@@ -372,7 +372,12 @@ impl Visitor<'_> for ParamName {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|p| p.name() == name) {
+        // Compared byte by byte: param names are short, and a call of
+        // `memcmp` per name costs more than the comparison.
+        let same = |param: &crate::ParamInfo| {
+            param.name().len() == name.len() && param.name().bytes().eq(name.bytes())
+        };
+        Ok(match self.0.iter().position(same) {
             Some(index) => Key::Param(index),
             None => Key::Unknown(name.to_owned()),
         })
