@@ -137,13 +137,14 @@ impl Router {
         match wire::parse(message, self.inner.settings.max_batch_len) {
             Ok(Message::Single(entry)) => {
                 let mut slot = pin!(HandlerSlot::new());
-                match with_task_context(|cx| self.start(entry, context, slot.as_mut(), cx)).await {
+                match with_task_context(|cx| self.start(&entry, context, slot.as_mut(), cx)).await {
                     Started::Done(reply) => reply,
                     Started::Waiting(waiting) => self.guard(slot, waiting).await,
                 }
             }
             Ok(Message::Batch(entries)) => {
-                let outcomes = with_task_context(|cx| self.start_batch(entries, context, cx)).await;
+                let outcomes =
+                    with_task_context(|cx| self.start_batch(&entries, context, cx)).await;
                 guard::join_batch(outcomes).await
             }
             Err(error) => Some(wire::failure(None, &error)),
@@ -154,13 +155,13 @@ impl Router {
     /// it started in, a new one is made for the next.
     fn start_batch<'a>(
         &'a self,
-        entries: Vec<Entry<'a>>,
+        entries: &[Entry<'a>],
         context: &'a Context,
         cx: &mut task::Context<'_>,
     ) -> Vec<Outcome<'a>> {
         let mut spare = None;
         entries
-            .into_iter()
+            .iter()
             .map(|entry| {
                 let mut slot = spare.take().unwrap_or_else(|| Box::pin(HandlerSlot::new()));
                 match self.start(entry, context, slot.as_mut(), cx) {
@@ -178,7 +179,7 @@ impl Router {
     /// once, as most handlers finish without waiting.
     fn start<'a>(
         &'a self,
-        entry: Entry<'a>,
+        entry: &Entry<'a>,
         context: &'a Context,
         mut slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
@@ -186,7 +187,7 @@ impl Router {
         let request = match entry {
             Entry::Request(request) => request,
             Entry::Invalid { id, reason } => {
-                return Started::Done(Some(wire::failure(id, &wire::invalid_request(reason))));
+                return Started::Done(Some(wire::failure(*id, &wire::invalid_request(reason))));
             }
         };
         let waiting = Waiting {
@@ -203,7 +204,7 @@ impl Router {
         // request's `-32603`. The slot, still holding a future that
         // panicked, is never polled again.
         let first = catch_unwind(AssertUnwindSafe(|| {
-            self.dispatch(&request, context, slot.as_mut())
+            self.dispatch(request, context, slot.as_mut())
                 .then(|| slot.as_mut().poll(cx))
         }));
         match first {
