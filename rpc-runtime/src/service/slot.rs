@@ -143,6 +143,7 @@ impl Future for HandlerSlot<'_> {
 }
 
 impl Drop for HandlerSlot<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.clear();
     }
