@@ -137,15 +137,17 @@ impl Router {
         match wire::parse(message, self.inner.settings.max_batch_len) {
             Ok(Message::Single(entry)) => {
                 let mut slot = pin!(HandlerSlot::new());
-                match with_task_context(|cx| self.start(&entry, context, slot.as_mut(), cx)).await {
+                // Ready at once: polled once, with the task's context.
+                let started =
+                    poll_fn(|cx| Poll::Ready(self.start(&entry, context, slot.as_mut(), cx)));
+                match started.await {
                     Started::Done(reply) => reply,
                     Started::Waiting(waiting) => self.guard(slot, waiting).await,
                 }
             }
             Ok(Message::Batch(entries)) => {
-                let outcomes =
-                    with_task_context(|cx| self.start_batch(&entries, context, cx)).await;
-                guard::join_batch(outcomes).await
+                let outcomes = poll_fn(|cx| Poll::Ready(self.start_batch(&entries, context, cx)));
+                guard::join_batch(outcomes.await).await
             }
             Err(error) => Some(wire::failure(None, &error)),
         }
@@ -268,13 +270,6 @@ struct Waiting<'a> {
     /// When the handler started, if there is a request timeout.
     #[cfg(feature = "rt")]
     since: Option<tokio::time::Instant>,
-}
-
-/// Runs `f` once, with the context of the task that awaits this.
-async fn with_task_context<T>(f: impl FnOnce(&mut task::Context<'_>) -> T) -> T {
-    let mut f = Some(f);
-    // Ready on the first poll, so never polled again.
-    poll_fn(|cx| f.take().map_or(Poll::Pending, |f| Poll::Ready(f(cx)))).await
 }
 
 impl fmt::Debug for Router {
