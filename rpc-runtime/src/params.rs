@@ -110,6 +110,7 @@ macro_rules! tuple_params {
                 ($(None::<$T>,)*)
             }
 
+            #[inline]
             fn next_element<'de, Seq: SeqAccess<'de>>(&mut self, index: usize, seq: &mut Seq) -> Result<bool, Seq::Error> {
                 match index {
                     $($idx => match seq.next_element()? {
@@ -121,6 +122,7 @@ macro_rules! tuple_params {
                 Ok(true)
             }
 
+            #[inline]
             fn next_value<'de, Map: MapAccess<'de>>(&mut self, index: usize, map: &mut Map) -> Result<(), Map::Error> {
                 match index {
                     $($idx => self.$idx = Some(map.next_value()?),)*
@@ -207,6 +209,7 @@ impl DecodeParams for () {
 }
 
 /// Decodes `params` into fresh slots, filling every one or failing.
+#[inline]
 fn decode_slots<S: Slots>(
     params: Option<&RawValue>,
     method: &'static MethodInfo,

@@ -363,6 +363,7 @@ impl<'de> Members<'de> {
         Ok(())
     }
 
+    #[inline]
     fn into_entry(self) -> Entry<'de> {
         let id = self.id.map(Id::new);
         let readable_id = id.flatten().filter(|_| self.duplicate.is_none());
