@@ -567,3 +567,39 @@ async fn a_method_name_with_a_lone_surrogate_is_an_invalid_request() {
     .await;
     assert_eq!(result_of(&reply), &json!(["hello", 5]));
 }
+
+#[tokio::test]
+async fn a_service_written_by_hand_can_hand_its_calls_to_a_generated_one() {
+    use common::CalculatorService;
+    use typed_rpc::{Call, HandlerFuture, RpcService, ServiceInfo};
+
+    /// Serves through `call`, so the router's default `call_in` boxes the
+    /// futures of the generated service's own `call`.
+    struct Delegate(CalculatorService<Calc>);
+
+    impl RpcService for Delegate {
+        fn info(&self) -> &'static ServiceInfo {
+            self.0.info()
+        }
+
+        fn call<'a>(&'a self, method: &str, call: Call<'a>) -> Option<HandlerFuture<'a>> {
+            self.0.call(method, call)
+        }
+    }
+
+    let calc = Calc::default();
+    let router = Router::new(Delegate(calc.clone().into_service()));
+    let reply = call(
+        &router,
+        r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+    )
+    .await;
+    assert_eq!(result_of(&reply), &json!(19));
+    let reply = call(&router, r#"{"jsonrpc":"2.0","method":"nope","id":2}"#).await;
+    assert_eq!(code_of(&reply), -32601);
+    let batch = r#"[{"jsonrpc":"2.0","method":"update","params":[1,2]},
+        {"jsonrpc":"2.0","method":"subtract","params":{"minuend":5,"subtrahend":7},"id":3}]"#;
+    let reply = call(&router, batch).await;
+    assert_eq!(reply, json!([{"jsonrpc": "2.0", "result": -2, "id": 3}]));
+    assert_eq!(calc.total(), 3);
+}

@@ -5,23 +5,26 @@
 //! expansion, so the generated code stays a thin table of calls.
 
 use std::future::Future;
+use std::pin::Pin;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::client::{self, ClientError, OutgoingRequest, Params, ParamsBuilder, Transport};
-use crate::service::{Call, HandlerFuture, IntoResponse};
+use crate::service::{Call, HandlerFuture, HandlerSlot, IntoResponse, RpcService};
 use crate::{DecodeParams, MethodInfo};
 
 pub use crate::params::Whole;
 
-/// Decodes the params of `call` for `method`, then runs `handler` on them.
+/// Decodes the params of `call` for `method`, then puts the future of
+/// `handler` run on them in `slot`. Always `true`: the method exists.
 #[inline]
 pub fn dispatch<'a, A, F, Fut>(
     call: Call<'a>,
     method: &'static MethodInfo,
     handler: F,
-) -> HandlerFuture<'a>
+    slot: Pin<&mut HandlerSlot<'a>>,
+) -> bool
 where
     A: DecodeParams,
     F: FnOnce(A) -> Fut,
@@ -32,12 +35,24 @@ where
         Ok(args) => {
             let running = handler(args);
             // The future keeps only the id of the call: the smaller it is,
-            // the less is copied into its box.
+            // the less is written into the slot.
             let id = call.id();
-            Box::pin(async move { running.await.into_response(id?) })
+            slot.set(async move { running.await.into_response(id?) });
         }
-        Err(err) => Box::pin(std::future::ready(call.respond_error(&err))),
+        Err(err) => slot.set(std::future::ready(call.respond_error(&err))),
     }
+    true
+}
+
+/// [`RpcService::call`] of a service that implements
+/// [`RpcService::call_in`]: the handler's future in a boxed slot.
+pub fn call_boxed<'a, S: RpcService>(
+    service: &'a S,
+    method: &str,
+    call: Call<'a>,
+) -> Option<HandlerFuture<'a>> {
+    let mut slot = Box::pin(HandlerSlot::new());
+    service.call_in(method, call, slot.as_mut()).then_some(slot)
 }
 
 /// Starts the params of a client call of `method`.

@@ -40,5 +40,5 @@ pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};
-pub use service::{Call, HandlerFuture, IntoResponse, RpcService};
+pub use service::{Call, HandlerFuture, HandlerSlot, IntoResponse, RpcService};
 pub use wire::{Id, Response};

@@ -110,6 +110,7 @@ macro_rules! tuple_params {
                 ($(None::<$T>,)*)
             }
 
+            #[inline]
             fn next_element<'de, Seq: SeqAccess<'de>>(&mut self, index: usize, seq: &mut Seq) -> Result<bool, Seq::Error> {
                 match index {
                     $($idx => match seq.next_element()? {
@@ -121,6 +122,7 @@ macro_rules! tuple_params {
                 Ok(true)
             }
 
+            #[inline]
             fn next_value<'de, Map: MapAccess<'de>>(&mut self, index: usize, map: &mut Map) -> Result<(), Map::Error> {
                 match index {
                     $($idx => self.$idx = Some(map.next_value()?),)*
@@ -207,6 +209,7 @@ impl DecodeParams for () {
 }
 
 /// Decodes `params` into fresh slots, filling every one or failing.
+#[inline]
 fn decode_slots<S: Slots>(
     params: Option<&RawValue>,
     method: &'static MethodInfo,
@@ -324,22 +327,26 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let params = self.method.param_list();
-        while let Some(key) = map.next_key_seed(ParamName(params))? {
-            match key {
-                Key::Param(index) if self.cursor.is_filled(index) => {
+        let mut unknown = None;
+        while let Some(param) = map.next_key_seed(ParamName {
+            params,
+            unknown: &mut unknown,
+        })? {
+            match param {
+                Some(index) if self.cursor.is_filled(index) => {
                     self.cursor.failure = Some(Failure::Duplicate(index));
                     return Err(de::Error::custom("duplicate param"));
                 }
-                Key::Param(index) => {
+                Some(index) => {
                     self.cursor.at = index;
                     self.slots.next_value(index, &mut map)?;
                     self.cursor.fill(index);
                 }
-                Key::Unknown(_) if self.method.allows_unknown_params() => {
+                None if self.method.allows_unknown_params() => {
                     map.next_value::<IgnoredAny>()?;
                 }
-                Key::Unknown(name) => {
-                    self.cursor.failure = Some(Failure::Unknown(name));
+                None => {
+                    self.cursor.failure = Some(Failure::Unknown(unknown.unwrap_or_default()));
                     return Err(de::Error::custom("unknown param"));
                 }
             }
@@ -348,34 +355,39 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
     }
 }
 
-/// A member name of named params: the index of the param it names, or the name itself.
-enum Key {
-    Param(usize),
-    Unknown(String),
+/// Reads a member name of named params: the index of the param it names,
+/// or `None` for a name no param has, which is kept in `unknown`.
+struct ParamName<'u> {
+    params: &'static [crate::ParamInfo],
+    unknown: &'u mut Option<String>,
 }
 
-struct ParamName(&'static [crate::ParamInfo]);
+impl<'de> DeserializeSeed<'de> for ParamName<'_> {
+    type Value = Option<usize>;
 
-impl<'de> DeserializeSeed<'de> for ParamName {
-    type Value = Key;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for ParamName {
-    type Value = Key;
+impl Visitor<'_> for ParamName<'_> {
+    type Value = Option<usize>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a param name")
     }
 
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|p| p.name() == name) {
-            Some(index) => Key::Param(index),
-            None => Key::Unknown(name.to_owned()),
-        })
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+        // Compared byte by byte: param names are short, and a call of
+        // `memcmp` per name costs more than the comparison.
+        let same = |param: &crate::ParamInfo| {
+            param.name().len() == name.len() && param.name().bytes().eq(name.bytes())
+        };
+        let index = self.params.iter().position(same);
+        if index.is_none() {
+            *self.unknown = Some(name.to_owned());
+        }
+        Ok(index)
     }
 }
 

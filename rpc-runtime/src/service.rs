@@ -9,8 +9,13 @@ use serde_json::value::RawValue;
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, ServiceInfo};
 
-/// The future a method handler runs as: it resolves to the response text, or
-/// to `None` when nothing is to be answered (a notification).
+mod slot;
+
+pub use slot::HandlerSlot;
+
+/// A handler's future, boxed, as [`RpcService::call`] returns it: it
+/// resolves to the response text, or to `None` when nothing is to be
+/// answered (a notification).
 pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Option<String>> + Send + 'a>>;
 
 /// A set of methods the [`Router`](crate::Router) dispatches to.
@@ -54,6 +59,27 @@ pub trait RpcService: Send + Sync + 'static {
 
     /// Starts handling `method`; `None` if the service has no such method.
     fn call<'a>(&'a self, method: &str, call: Call<'a>) -> Option<HandlerFuture<'a>>;
+
+    /// Starts handling `method` with its future put in `slot`; `false` if
+    /// the service has no such method. The router calls this one.
+    ///
+    /// By default the future [`call`](RpcService::call) returns goes in the
+    /// slot. `#[rpc]` services put the handler's future there directly,
+    /// which spares an allocation when it is small (see [`HandlerSlot`]).
+    fn call_in<'a>(
+        &'a self,
+        method: &str,
+        call: Call<'a>,
+        slot: Pin<&mut HandlerSlot<'a>>,
+    ) -> bool {
+        match self.call(method, call) {
+            Some(future) => {
+                slot.set(future);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// One call of a method, as the router hands it to a service.

@@ -1,8 +1,9 @@
 //! The server side: `FooService<S>`, which routes calls to any `S: Foo`.
 //!
-//! Dispatch is a `match` on the method name; each arm hands the call to the
-//! runtime's `dispatch` with a closure that destructures the decoded
-//! arguments and calls the trait method.
+//! Dispatch (`call_in`) is a `match` on the method name; each arm hands the
+//! call and the router's slot to the runtime's `dispatch` with a closure that
+//! destructures the decoded arguments and calls the trait method. `call`
+//! runs `call_in` with a boxed slot.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::quote;
@@ -23,10 +24,11 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         server: private_ident("server"),
         context: private_ident("context"),
     };
-    let (method, call, methods) = (
+    let (method, call, methods, slot) = (
         private_ident("method"),
         private_ident("call"),
         private_ident("methods"),
+        private_ident("slot"),
     );
     let Locals { server, context } = &locals;
     let arms = api.methods.iter().enumerate().map(|(index, m)| {
@@ -45,9 +47,9 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         let args = args_type(m, krate);
         let head = place_all(quote!(#krate::__private::dispatch::<), first);
         let inferred = place_all(quote!(, _, _>), first);
-        let tail = place_all(quote!((#call, &#methods[#index], #handler)), last);
+        let tail = place_all(quote!((#call, &#methods[#index], #handler, #slot)), last);
         let dispatch = quote!(#head #args #inferred #tail);
-        quote!(#name #(| #aliases)* => ::core::option::Option::Some(#dispatch))
+        quote!(#name #(| #aliases)* => #dispatch)
     });
     let doc = format!(
         "Serves [`{trait_ident}`]: routes each call to the server's method. \
@@ -87,12 +89,21 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
                 #method: &str,
                 #call: #krate::Call<'a>,
             ) -> ::core::option::Option<#krate::HandlerFuture<'a>> {
+                #krate::__private::call_boxed(self, #method, #call)
+            }
+
+            fn call_in<'a>(
+                &'a self,
+                #method: &str,
+                #call: #krate::Call<'a>,
+                #slot: ::core::pin::Pin<&mut #krate::HandlerSlot<'a>>,
+            ) -> bool {
                 let #methods = #service::<()>::INFO.methods();
                 let #server = &self.server;
                 let #context = #call.context();
                 match #method {
                     #(#arms,)*
-                    _ => ::core::option::Option::None,
+                    _ => false,
                 }
             }
         }

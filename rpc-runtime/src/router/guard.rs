@@ -6,13 +6,13 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::ErrorObject;
-use crate::service::HandlerFuture;
+use crate::service::HandlerSlot;
 use crate::wire::{self, Id};
 
 /// A handler's future that turns a panic, or a handler that runs past the
 /// router's request timeout, into `-32603` for its own request.
-pub(super) struct Guarded<'a> {
-    future: HandlerFuture<'a>,
+pub(super) struct Guarded<'a, F> {
+    future: F,
     id: Option<Id<'a>>,
     #[cfg(feature = "rt")]
     deadline: Option<Deadline>,
@@ -27,16 +27,17 @@ pub(super) struct Deadline {
 
 #[cfg(feature = "rt")]
 impl Deadline {
-    pub(super) fn after(timeout: std::time::Duration) -> Self {
+    /// `timeout` after `since`.
+    pub(super) fn new(since: tokio::time::Instant, timeout: std::time::Duration) -> Self {
         Deadline {
-            sleep: Box::pin(tokio::time::sleep(timeout)),
+            sleep: Box::pin(tokio::time::sleep_until(since + timeout)),
             timeout,
         }
     }
 }
 
-impl<'a> Guarded<'a> {
-    pub(super) fn new(future: HandlerFuture<'a>, id: Option<Id<'a>>) -> Self {
+impl<'a, F> Guarded<'a, F> {
+    pub(super) fn new(future: F, id: Option<Id<'a>>) -> Self {
         Guarded {
             future,
             id,
@@ -64,13 +65,13 @@ impl<'a> Guarded<'a> {
     }
 }
 
-impl Future for Guarded<'_> {
+impl<F: Future<Output = Option<String>> + Unpin> Future for Guarded<'_, F> {
     type Output = Option<String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // The future is dropped after a panic, never polled again, so no
         // broken invariant inside it can be observed.
-        match catch_unwind(AssertUnwindSafe(|| self.future.as_mut().poll(cx))) {
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.future).poll(cx))) {
             Ok(Poll::Pending) => self.poll_deadline(cx),
             Ok(ready) => ready,
             Err(panic) => Poll::Ready(panicked(self.id, &*panic)),
@@ -102,21 +103,22 @@ fn timed_out(id: Option<Id<'_>>, timeout: std::time::Duration) -> Option<String>
     Some(wire::failure(Some(id?), &error))
 }
 
-/// One entry of a batch: still running, or its reply (if any) at hand.
-pub(super) enum Slot<'a> {
-    Running(Guarded<'a>),
+/// One entry of a batch: still running (in a slot of its own), or its
+/// reply (if any) at hand.
+pub(super) enum Outcome<'a> {
+    Running(Guarded<'a, Pin<Box<HandlerSlot<'a>>>>),
     Done(Option<String>),
 }
 
 /// Runs every entry concurrently on the current task and joins the replies
 /// into a batch response; `None` when no entry is answered.
-pub(super) async fn join_batch(mut slots: Vec<Slot<'_>>) -> Option<String> {
+pub(super) async fn join_batch(mut outcomes: Vec<Outcome<'_>>) -> Option<String> {
     poll_fn(|cx| {
         let mut pending = false;
-        for slot in slots.iter_mut() {
-            if let Slot::Running(future) = slot {
+        for outcome in outcomes.iter_mut() {
+            if let Outcome::Running(future) = outcome {
                 match Pin::new(future).poll(cx) {
-                    Poll::Ready(reply) => *slot = Slot::Done(reply),
+                    Poll::Ready(reply) => *outcome = Outcome::Done(reply),
                     Poll::Pending => pending = true,
                 }
             }
@@ -128,9 +130,9 @@ pub(super) async fn join_batch(mut slots: Vec<Slot<'_>>) -> Option<String> {
         }
     })
     .await;
-    let mut replies = slots.into_iter().filter_map(|slot| match slot {
-        Slot::Done(reply) => reply,
-        Slot::Running(_) => None,
+    let mut replies = outcomes.into_iter().filter_map(|outcome| match outcome {
+        Outcome::Done(reply) => reply,
+        Outcome::Running(_) => None,
     });
     let first = replies.next()?;
     let mut batch = String::with_capacity(first.len() * 2 + 2);

@@ -11,16 +11,19 @@ mod guard;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::{self, Poll};
 
 #[cfg(feature = "rt")]
 use guard::Deadline;
-use guard::{Guarded, Slot};
+use guard::{Guarded, Outcome};
 
 use crate::context::{self, Context};
-use crate::service::{Call, HandlerFuture, RpcService};
-use crate::wire::{self, Entry, Message, Request};
+use crate::service::{Call, HandlerSlot, RpcService};
+use crate::wire::{self, Entry, Id, Message, Request};
 use crate::{ErrorObject, ServiceInfo};
 
 /// The default limit on the number of entries in a batch.
@@ -132,65 +135,141 @@ impl Router {
     /// Handles one incoming message with what the transport knows about it.
     pub async fn handle_with(&self, message: &[u8], context: &Context) -> Option<String> {
         match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(entry)) => match self.start(entry, context) {
-                Slot::Running(future) => future.await,
-                Slot::Done(reply) => reply,
-            },
+            Ok(Message::Single(entry)) => {
+                let mut slot = pin!(HandlerSlot::new());
+                // Ready at once: polled once, with the task's context.
+                let started =
+                    poll_fn(|cx| Poll::Ready(self.start(&entry, context, slot.as_mut(), cx)));
+                match started.await {
+                    Started::Done(reply) => reply,
+                    Started::Waiting(waiting) => self.guard(slot, waiting).await,
+                }
+            }
             Ok(Message::Batch(entries)) => {
-                let slots = entries
-                    .into_iter()
-                    .map(|entry| self.start(entry, context))
-                    .collect();
-                guard::join_batch(slots).await
+                let outcomes = poll_fn(|cx| Poll::Ready(self.start_batch(&entries, context, cx)));
+                guard::join_batch(outcomes.await).await
             }
             Err(error) => Some(wire::failure(None, &error)),
         }
     }
 
-    /// Starts one entry: its handler's future, or its reply when there is nothing to run.
-    fn start<'a>(&'a self, entry: Entry<'a>, context: &'a Context) -> Slot<'a> {
+    /// Starts every entry of a batch; each handler that waits keeps the slot
+    /// it started in, a new one is made for the next.
+    fn start_batch<'a>(
+        &'a self,
+        entries: &[Entry<'a>],
+        context: &'a Context,
+        cx: &mut task::Context<'_>,
+    ) -> Vec<Outcome<'a>> {
+        let mut spare = None;
+        entries
+            .iter()
+            .map(|entry| {
+                let mut slot = spare.take().unwrap_or_else(|| Box::pin(HandlerSlot::new()));
+                match self.start(entry, context, slot.as_mut(), cx) {
+                    Started::Done(reply) => {
+                        spare = Some(slot);
+                        Outcome::Done(reply)
+                    }
+                    Started::Waiting(waiting) => Outcome::Running(self.guard(slot, waiting)),
+                }
+            })
+            .collect()
+    }
+
+    /// Starts one entry: its handler's future goes in `slot` and is polled
+    /// once, as most handlers finish without waiting.
+    fn start<'a>(
+        &'a self,
+        entry: &Entry<'a>,
+        context: &'a Context,
+        mut slot: Pin<&mut HandlerSlot<'a>>,
+        cx: &mut task::Context<'_>,
+    ) -> Started<'a> {
         let request = match entry {
             Entry::Request(request) => request,
             Entry::Invalid { id, reason } => {
-                return Slot::Done(Some(wire::failure(id, &wire::invalid_request(reason))));
+                return Started::Done(Some(wire::failure(*id, &wire::invalid_request(reason))));
             }
         };
+        let waiting = Waiting {
+            id: request.id(),
+            #[cfg(feature = "rt")]
+            since: self
+                .inner
+                .settings
+                .request_timeout
+                .map(|_| tokio::time::Instant::now()),
+        };
         // A handler may panic before it returns its future (a plain `fn`
-        // impl, a `Deserialize` impl): that is its own request's `-32603` too.
-        let started = catch_unwind(AssertUnwindSafe(|| self.dispatch(&request, context)));
-        match started {
-            Err(panic) => Slot::Done(guard::panicked(request.id(), &*panic)),
-            Ok(Some(future)) => Slot::Running(self.guard(future, request.id())),
-            Ok(None) => Slot::Done(
-                request
-                    .id()
+        // impl, a `Deserialize` impl) or as it first runs: either is its own
+        // request's `-32603`. The slot, still holding a future that
+        // panicked, is never polled again.
+        let first = catch_unwind(AssertUnwindSafe(|| {
+            self.dispatch(request, context, slot.as_mut())
+                .then(|| slot.as_mut().poll(cx))
+        }));
+        match first {
+            Ok(Some(Poll::Ready(reply))) => Started::Done(reply),
+            Ok(Some(Poll::Pending)) => Started::Waiting(waiting),
+            Ok(None) => Started::Done(
+                waiting
+                    .id
                     .map(|id| wire::failure(Some(id), &ErrorObject::method_not_found())),
             ),
+            Err(panic) => Started::Done(guard::panicked(waiting.id, &*panic)),
         }
     }
 
-    /// Watches a running handler for panics and, if set, the request timeout.
-    fn guard<'a>(&self, future: HandlerFuture<'a>, id: Option<crate::Id<'a>>) -> Guarded<'a> {
-        let guarded = Guarded::new(future, id);
+    /// Watches a waiting handler for panics and, if set, the request timeout.
+    fn guard<'a, F>(&self, future: F, waiting: Waiting<'a>) -> Guarded<'a, F> {
+        let guarded = Guarded::new(future, waiting.id);
         #[cfg(feature = "rt")]
-        let guarded =
-            guarded.with_deadline(self.inner.settings.request_timeout.map(Deadline::after));
+        let guarded = guarded.with_deadline(
+            self.inner
+                .settings
+                .request_timeout
+                .zip(waiting.since)
+                .map(|(timeout, since)| Deadline::new(since, timeout)),
+        );
         guarded
     }
 
+    /// Puts the handler's future for `request` in `slot`; `false` if no
+    /// service has the method.
     fn dispatch<'a>(
         &'a self,
         request: &Request<'a>,
         context: &'a Context,
-    ) -> Option<HandlerFuture<'a>> {
+        slot: Pin<&mut HandlerSlot<'a>>,
+    ) -> bool {
         let call = Call::new(request.params(), request.id(), context);
         let services = &self.inner.services;
         let service = match services.as_slice() {
             [only] => only,
-            _ => &services[*self.inner.routes.get(request.method())?],
+            _ => match self.inner.routes.get(request.method()) {
+                Some(&index) => &services[index],
+                None => return false,
+            },
         };
-        service.call(request.method(), call)
+        service.call_in(request.method(), call, slot)
     }
+}
+
+/// An entry once started.
+enum Started<'a> {
+    /// Its reply (if any) is at hand.
+    Done(Option<String>),
+    /// Its handler waits.
+    Waiting(Waiting<'a>),
+}
+
+/// What the guard of a waiting handler needs.
+struct Waiting<'a> {
+    id: Option<Id<'a>>,
+    /// When the handler started, if there is a request timeout.
+    #[cfg(feature = "rt")]
+    since: Option<tokio::time::Instant>,
 }
 
 impl fmt::Debug for Router {

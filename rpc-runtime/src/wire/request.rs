@@ -61,6 +61,7 @@ pub(crate) enum Message<'a> {
 }
 
 /// Parses one message; an `Err` is the single error object to send back.
+#[inline]
 pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
     // Validating the whole input once is cheaper than letting serde_json
     // validate each string and raw value (`id`, `params`) it borrows.
@@ -109,17 +110,23 @@ enum Pass {
 }
 
 /// Parses one message in one `pass`.
+#[inline]
 fn read(input: &str, max_batch_len: usize, pass: Pass) -> Result<Message<'_>, ErrorObject> {
     let first = input
         .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if first != Some(b'[') {
-        let entry = match pass {
-            Pass::RawEntries => serde_json::from_str(input).and_then(entry_from_raw),
-            _ => read_entry(input, pass == Pass::Typed),
-        };
-        return entry.map(Message::Single).map_err(parse_failure);
+    if first == Some(b'[') {
+        return read_batch(input, max_batch_len, pass);
     }
+    let entry = match pass {
+        Pass::RawEntries => serde_json::from_str(input).and_then(entry_from_raw),
+        _ => read_entry(input, pass == Pass::Typed),
+    };
+    entry.map(Message::Single).map_err(parse_failure)
+}
+
+/// Parses a batch in one `pass`.
+fn read_batch(input: &str, max_batch_len: usize, pass: Pass) -> Result<Message<'_>, ErrorObject> {
     let mut too_large = false;
     let seed = BatchSeed {
         max_len: max_batch_len,
@@ -141,6 +148,7 @@ fn read(input: &str, max_batch_len: usize, pass: Pass) -> Result<Message<'_>, Er
 }
 
 /// Reads `input`, the whole of it, as one entry.
+#[inline]
 fn read_entry(input: &str, typed: bool) -> Result<Entry<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(input);
     let entry = EntrySeed { typed }.deserialize(&mut de)?;
@@ -363,6 +371,7 @@ impl<'de> Members<'de> {
         Ok(())
     }
 
+    #[inline]
     fn into_entry(self) -> Entry<'de> {
         let id = self.id.map(Id::new);
         let readable_id = id.flatten().filter(|_| self.duplicate.is_none());
