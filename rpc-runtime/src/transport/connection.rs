@@ -596,19 +596,13 @@ async fn read_loop<R: MessageReader>(
             },
         };
         let Ok(permit) = permit else { break };
-        let (router, context) = (setup.router.clone(), context.clone());
-        let settled = order.settled();
-        let call = async move {
-            settled.await;
-            router.handle_with(&request, &context).await
-        };
         let running = Running {
-            call,
+            call: serve(order.settled(), setup, &context, request),
             permit,
             outbox: &shared.outbox,
         };
         if inline {
-            running.inline(&replies, &mut requests).await;
+            running.boxed().inline(&replies, &mut requests).await;
         } else {
             running.spawn(&mut requests);
         }
@@ -623,6 +617,20 @@ async fn read_loop<R: MessageReader>(
     cut_short
 }
 
+/// Serves `request` once the notifications before it have run (`settled`).
+fn serve(
+    settled: impl Future<Output = ()> + Send + 'static,
+    setup: &Setup,
+    context: &Arc<Context>,
+    request: Bytes,
+) -> impl Future<Output = Option<String>> + Send + 'static {
+    let (router, context) = (setup.router.clone(), context.clone());
+    async move {
+        settled.await;
+        router.handle_with(&request, &context).await
+    }
+}
+
 /// A request's call, about to start, with the in-flight permit it holds
 /// until its reply is handed to the writer.
 struct Running<'a, F> {
@@ -631,7 +639,7 @@ struct Running<'a, F> {
     outbox: &'a mpsc::Sender<String>,
 }
 
-impl<F> Running<'_, F>
+impl<F> Running<'_, Pin<Box<F>>>
 where
     F: Future<Output = Option<String>> + Send + 'static,
 {
@@ -641,16 +649,28 @@ where
     /// scheduler and a trip through the outbox. A call that waits becomes a
     /// task of the connection.
     async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) {
-        let mut call = Box::pin(self.call);
+        let mut call = self.call;
         match poll_once(call.as_mut()).await {
             Poll::Ready(Some(reply)) => replies.push(reply, self.permit),
             Poll::Ready(None) => {}
-            Poll::Pending => Running {
-                call,
-                permit: self.permit,
-                outbox: self.outbox,
-            }
-            .spawn(requests),
+            Poll::Pending => Running { call, ..self }.spawn(requests),
+        }
+    }
+}
+
+impl<'a, F> Running<'a, F>
+where
+    F: Future<Output = Option<String>> + Send + 'static,
+{
+    /// The call in a box, where it can be polled and still move to a task.
+    /// Boxed before [`inline`](Running::inline) awaits anything, so the
+    /// connection's own future holds a pointer to the call across its
+    /// awaits, not the call itself (hundreds of bytes per connection).
+    fn boxed(self) -> Running<'a, Pin<Box<F>>> {
+        Running {
+            call: Box::pin(self.call),
+            permit: self.permit,
+            outbox: self.outbox,
         }
     }
 
