@@ -1003,8 +1003,12 @@ impl Finished {
         }
     }
 
-    fn pop(&self) -> Option<(String, OwnedSemaphorePermit)> {
-        lock(&self.replies).as_mut()?.pop_front()
+    fn pop(&self) -> Option<Outgoing> {
+        let (text, permit) = lock(&self.replies).as_mut()?.pop_front()?;
+        Some(Outgoing::Finished {
+            text,
+            _permit: permit,
+        })
     }
 
     /// Drops what is queued and whatever comes later.
@@ -1059,13 +1063,6 @@ enum Outgoing {
 }
 
 impl Outgoing {
-    fn finished((text, permit): (String, OwnedSemaphorePermit)) -> Self {
-        Outgoing::Finished {
-            text,
-            _permit: permit,
-        }
-    }
-
     fn text(&self) -> &str {
         match self {
             Outgoing::Finished { text, .. } | Outgoing::Queued(text) => text,
@@ -1081,7 +1078,7 @@ impl Queues<'_> {
     {
         std::future::poll_fn(|cx| {
             if let Some(reply) = self.finished.pop() {
-                return Poll::Ready(Some(Outgoing::finished(reply)));
+                return Poll::Ready(Some(reply));
             }
             if let Poll::Ready(message) = self.outbox.poll_recv(cx) {
                 return Poll::Ready(message.map(Outgoing::Queued));
@@ -1093,10 +1090,9 @@ impl Queues<'_> {
 
     /// The next message if one is waiting.
     fn try_next(&mut self) -> Option<Outgoing> {
-        match self.finished.pop() {
-            Some(reply) => Some(Outgoing::finished(reply)),
-            None => self.outbox.try_recv().ok().map(Outgoing::Queued),
-        }
+        self.finished
+            .pop()
+            .or_else(|| self.outbox.try_recv().ok().map(Outgoing::Queued))
     }
 }
 
