@@ -30,7 +30,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
-use super::rare::{Nudge, Rare};
+use super::rare::{self, Nudge, Rare, poll_once};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -693,11 +693,6 @@ where
     }
 }
 
-/// Polls `future` once, with the task's context, and says what it gave.
-async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Poll<F::Output> {
-    std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
-}
-
 /// Keeps the peer's notifications in order: they run one after another, and
 /// whatever arrives after a notification (a request, a response to one of
 /// our calls) waits until it has run. An LSP server sees `didChange` before
@@ -950,8 +945,7 @@ async fn write_all<W: MessageWriter>(
 }
 
 /// Runs one `write`, failing it with `TimedOut` if it has not finished
-/// within `timeout`. Polled once first: nearly every write finishes at once,
-/// and those cost no timer.
+/// within `timeout` (a timer made only if the write does not finish at once).
 async fn within<F>(timeout: Option<Duration>, write: F) -> io::Result<()>
 where
     F: Future<Output = io::Result<()>>,
@@ -959,17 +953,12 @@ where
     let Some(timeout) = timeout else {
         return write.await;
     };
-    let mut write = std::pin::pin!(write);
-    if let Poll::Ready(done) = poll_once(write.as_mut()).await {
-        return done;
-    }
-    match tokio::time::timeout(timeout, write).await {
-        Ok(done) => done,
-        Err(_) => Err(io::Error::new(
+    rare::timeout(timeout, write).await.unwrap_or_else(|_| {
+        Err(io::Error::new(
             io::ErrorKind::TimedOut,
             "the peer read nothing within the write timeout",
-        )),
-    }
+        ))
+    })
 }
 
 /// Writes `first` and everything else already queued, then flushes once.

@@ -9,6 +9,7 @@
 
 mod body;
 mod client;
+mod header_wait;
 // `pub(crate)` for the WebSocket transport, which shares `server::Shared`.
 pub(crate) mod server;
 

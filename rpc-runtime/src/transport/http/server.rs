@@ -14,12 +14,13 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
-use crate::transport::rare::Rare;
+use super::header_wait::HeaderWait;
+use crate::transport::rare::{self, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router, TransportKind};
@@ -233,10 +234,9 @@ impl Server {
             stopping: lifecycle.stopping.clone(),
         });
         let mut builder = http1::Builder::new();
-        builder
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_wait())
-            .keep_alive(true);
+        // The header timeout is the connection's own (`HeaderWait`): hyper's
+        // costs a timer per request.
+        builder.header_read_timeout(None).keep_alive(true);
         let stopping = lifecycle.stopping.clone();
         accept_loop(
             listener,
@@ -271,14 +271,27 @@ async fn serve_connection(
     shared: Arc<Shared>,
     stopping: CancellationToken,
 ) {
-    let handover = Arc::new(Handover::default());
+    let header_timeout = shared.limits.header_wait();
+    // What the service needs for each request, in one `Arc`: one clone per
+    // request.
+    let state = Arc::new(ConnectionState {
+        shared,
+        peer,
+        handover: Handover::default(),
+        header_wait: HeaderWait::new(),
+    });
     let service = hyper::service::service_fn({
-        let handover = handover.clone();
+        let state = state.clone();
         move |request| {
-            let (shared, handover) = (shared.clone(), handover.clone());
+            let state = state.clone();
             async move {
-                let response = shared.respond(request, Some(peer), Some(&handover));
-                Ok::<_, Infallible>(response.await)
+                state.header_wait.serving();
+                let response = state
+                    .shared
+                    .respond(request, Some(state.peer), Some(&state.handover))
+                    .await;
+                state.header_wait.waiting();
+                Ok::<_, Infallible>(response)
             }
         }
     });
@@ -286,22 +299,39 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     let mut connection = std::pin::pin!(connection);
-    let stopping = Rare::new(stopping.cancelled_owned());
-    let served = tokio::select! {
-        biased;
-        () = stopping => {
-            connection.as_mut().graceful_shutdown();
-            connection.await
+    let mut stopping = Rare::new(stopping.cancelled_owned());
+    let mut timed_out = Rare::new(state.header_wait.expired(header_timeout));
+    let mut stopped = false;
+    let served = loop {
+        tokio::select! {
+            biased;
+            () = &mut stopping, if !stopped => {
+                stopped = true;
+                connection.as_mut().graceful_shutdown();
+            }
+            // Dropping the connection closes it, without a response.
+            () = &mut timed_out => {
+                tracing::debug!(%peer, "no request headers within the header timeout");
+                return;
+            }
+            served = connection.as_mut() => break served,
         }
-        served = connection.as_mut() => served,
     };
     if let Err(err) = served {
         tracing::debug!(%peer, %err, "HTTP connection ended with an error");
     }
     // After a `101 Switching Protocols`, hyper has handed the socket over.
-    if let Some(session) = handover.take() {
+    if let Some(session) = state.handover.take() {
         session.await;
     }
+}
+
+/// One connection of [`Server::serve_http`], as its requests see it.
+struct ConnectionState {
+    shared: Arc<Shared>,
+    peer: SocketAddr,
+    handover: Handover,
+    header_wait: HeaderWait,
 }
 
 impl<B> tower_service::Service<Request<B>> for HttpService
@@ -387,7 +417,7 @@ impl Shared {
         }
         let (parts, body) = request.into_parts();
         let body = Limited::new(body, limit).collect();
-        let body = match tokio::time::timeout(self.limits.body_wait(), body).await {
+        let body = match rare::timeout(self.limits.body_wait(), body).await {
             Ok(Ok(body)) => body.to_bytes(),
             Err(_) => return body_timed_out(),
             Ok(Err(err)) if err.is::<LengthLimitError>() => return too_large(),
