@@ -610,15 +610,53 @@ async fn broken_frames_close_the_connection_with_their_code() {
     assert!(handle.shutdown().await);
 }
 
+#[tokio::test]
+async fn frames_sent_with_the_handshake_are_not_lost() {
+    let (handle, addr) = serve(Limits::default()).await;
+    // A client that does not wait for the `101`: the handshake and its first
+    // two messages in one write, so the server reads them all at once.
+    let mut bytes = HANDSHAKE.to_vec();
+    for id in [1, 2] {
+        let text =
+            format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,{id}],"id":{id}}}"#);
+        let mut frame = Frame::message(text.into_bytes(), OpCode::Data(Data::Text), true);
+        frame.header_mut().mask = Some([7, 1, 9, 3]);
+        frame.format(&mut bytes).unwrap();
+    }
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(&bytes).await.unwrap();
+    let head = read_head(&mut tcp).await;
+    assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
+    let mut ws = WebSocketStream::from_raw_socket(tcp, Role::Client, None).await;
+    let mut replies = Vec::new();
+    for _ in 0..2 {
+        let reply = tokio::time::timeout(PATIENCE, ws.next()).await.unwrap();
+        let Some(Ok(Message::Text(text))) = reply else {
+            panic!("expected a reply, got {reply:?}");
+        };
+        replies.push(serde_json::from_str::<Value>(&text).unwrap());
+    }
+    replies.sort_by_key(|reply| reply["id"].as_i64());
+    assert_eq!(
+        replies,
+        [
+            json!({"jsonrpc": "2.0", "result": 41, "id": 1}),
+            json!({"jsonrpc": "2.0", "result": 40, "id": 2}),
+        ]
+    );
+    drop(ws);
+    assert!(handle.shutdown().await);
+}
+
+/// A client's handshake, with RFC 6455's example key.
+const HANDSHAKE: &[u8] =
+    b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+
 /// A TCP connection after a successful handshake written by hand.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(
-        b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-          Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-    )
-    .await
-    .unwrap();
+    tcp.write_all(HANDSHAKE).await.unwrap();
     let head = read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     // RFC 6455's own example of the key and its accept value.
