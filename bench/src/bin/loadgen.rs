@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! loadgen --url http://127.0.0.1:9101/ [-c 16] [-d 5] [--warmup 1] [--client raw|hyper]
-//! loadgen --url ws://127.0.0.1:9102/   [-c 16] [-d 5] [--warmup 1]
+//! loadgen --url ws://127.0.0.1:9102/   [-c 16] [-d 5] [--warmup 1] [--ws-client raw|tungstenite]
 //! loadgen --url ws://127.0.0.1:9102/ --idle 1000   # memory per idle connection
 //! loadgen --url http://127.0.0.1:9101/ -c 16 --requests 20000   # a fixed count, no timing
 //! ```
@@ -26,7 +26,10 @@
 //!
 //! The HTTP client is `raw` by default: a hand-written minimal HTTP/1.1 client
 //! on a `TcpStream` (a fixed request head, `Content-Length` bodies only),
-//! measured lighter than hyper's client connection (`--client hyper`), see
+//! measured lighter than hyper's client connection (`--client hyper`); so is
+//! the WebSocket client (`--ws-client raw`, the default): a hand-written
+//! handshake, then masked text frames out and unmasked frames in, lighter
+//! than tokio-tungstenite's client (`--ws-client tungstenite`), see
 //! BENCHMARKS.md. Everything runs on one current-thread tokio runtime, so the
 //! generator uses exactly one CPU.
 
@@ -56,6 +59,7 @@ struct Args {
     duration: f64,
     warmup: f64,
     client: String,
+    ws_client: String,
     idle: Option<u64>,
     requests: Option<u64>,
 }
@@ -67,6 +71,7 @@ fn parse_args() -> Args {
         duration: 5.0,
         warmup: 1.0,
         client: "raw".to_owned(),
+        ws_client: "raw".to_owned(),
         idle: None,
         requests: None,
     };
@@ -84,6 +89,7 @@ fn parse_args() -> Args {
             }
             "--warmup" => args.warmup = value().parse().unwrap_or_else(|_| die("bad --warmup")),
             "--client" => args.client = value(),
+            "--ws-client" => args.ws_client = value(),
             "--idle" => args.idle = Some(value().parse().unwrap_or_else(|_| die("bad --idle"))),
             "--requests" => {
                 args.requests = Some(value().parse().unwrap_or_else(|_| die("bad --requests")))
@@ -285,6 +291,132 @@ impl Conn for HyperHttp {
     }
 }
 
+/// The minimal WebSocket client: a fixed handshake, then each request as
+/// one masked text frame, each reply read as one unfragmented frame.
+struct RawWs {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+/// The client's masking key: fixed, which the protocol allows a client
+/// that is not a browser; the server unmasks whatever the key.
+const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
+
+impl RawWs {
+    async fn connect(url: &str) -> Result<Self, String> {
+        let host = authority(url);
+        let mut stream = TcpStream::connect(host).await.map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        let path = url
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+            .unwrap_or("/");
+        let handshake = format!(
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+             Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        );
+        stream
+            .write_all(handshake.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut conn = RawWs {
+            stream,
+            buf: Vec::with_capacity(4096),
+        };
+        let head_end = loop {
+            if let Some(i) = find(&conn.buf, b"\r\n\r\n") {
+                break i + 4;
+            }
+            conn.read_more().await?;
+        };
+        if !conn.buf.starts_with(b"HTTP/1.1 101") {
+            return Err(format!(
+                "handshake refused: {}",
+                String::from_utf8_lossy(&conn.buf[..head_end])
+            ));
+        }
+        conn.buf.drain(..head_end);
+        Ok(conn)
+    }
+
+    async fn read_more(&mut self) -> Result<(), String> {
+        let mut chunk = [0u8; 4096];
+        let n = self
+            .stream
+            .read(&mut chunk)
+            .await
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("connection closed".to_owned());
+        }
+        self.buf.extend_from_slice(&chunk[..n]);
+        Ok(())
+    }
+
+    /// The header's length and the payload's, once the header is all in.
+    fn frame_lengths(&self) -> Option<(usize, usize)> {
+        let short = usize::from(*self.buf.get(1)? & 0x7f);
+        match short {
+            126 => Some((
+                4,
+                usize::from(u16::from_be_bytes(self.buf.get(2..4)?.try_into().ok()?)),
+            )),
+            127 => {
+                let long = u64::from_be_bytes(self.buf.get(2..10)?.try_into().ok()?);
+                Some((10, usize::try_from(long).ok()?))
+            }
+            short => Some((2, short)),
+        }
+    }
+}
+
+impl Conn for RawWs {
+    async fn round_trip(&mut self, body: String) -> Result<Vec<u8>, String> {
+        let payload = body.as_bytes();
+        let mut frame = Vec::with_capacity(payload.len() + 8);
+        frame.push(0x81); // FIN, text
+        match payload.len() {
+            len @ 0..=125 => frame.push(0x80 | len as u8),
+            len => {
+                frame.push(0x80 | 126);
+                frame.extend_from_slice(
+                    &u16::try_from(len).map_err(|e| e.to_string())?.to_be_bytes(),
+                );
+            }
+        }
+        frame.extend_from_slice(&MASK);
+        frame.extend(payload.iter().zip(MASK.iter().cycle()).map(|(b, m)| b ^ m));
+        self.stream
+            .write_all(&frame)
+            .await
+            .map_err(|e| e.to_string())?;
+        loop {
+            let (header, length) = loop {
+                match self.frame_lengths() {
+                    Some((header, length)) if self.buf.len() >= header + length => {
+                        break (header, length);
+                    }
+                    _ => self.read_more().await?,
+                }
+            };
+            let (first, second) = (self.buf[0], self.buf[1]);
+            let payload = self.buf[header..header + length].to_vec();
+            self.buf.drain(..header + length);
+            if second & 0x80 != 0 {
+                return Err("a masked frame from the server".to_owned());
+            }
+            match (first & 0x80 != 0, first & 0x0f) {
+                (true, 0x1 | 0x2) => return Ok(payload),
+                (_, 0x9 | 0xa) => continue, // ping, pong
+                (_, 0x8) => return Err("connection closed".to_owned()),
+                (fin, opcode) => {
+                    return Err(format!("unexpected frame: fin {fin}, opcode {opcode}"));
+                }
+            }
+        }
+    }
+}
+
 type WsStream = tokio_tungstenite::WebSocketStream<TcpStream>;
 
 struct Ws {
@@ -322,13 +454,15 @@ impl Conn for Ws {
     }
 }
 
-async fn connect(url: &str, client: &str) -> Result<Box<dyn DynConn>, String> {
-    if url.starts_with("ws://") {
-        Ok(Box::new(Ws::connect(url).await?))
-    } else if client == "hyper" {
-        Ok(Box::new(HyperHttp::connect(url).await?))
-    } else {
-        Ok(Box::new(RawHttp::connect(url).await?))
+async fn connect(url: &str, args: &Args) -> Result<Box<dyn DynConn>, String> {
+    let ws = url.starts_with("ws://");
+    match (ws, args.client.as_str(), args.ws_client.as_str()) {
+        (true, _, "raw") => Ok(Box::new(RawWs::connect(url).await?)),
+        (true, _, "tungstenite") => Ok(Box::new(Ws::connect(url).await?)),
+        (false, "raw", _) => Ok(Box::new(RawHttp::connect(url).await?)),
+        (false, "hyper", _) => Ok(Box::new(HyperHttp::connect(url).await?)),
+        (true, _, other) => die(&format!("unknown --ws-client {other}")),
+        (false, other, _) => die(&format!("unknown --client {other}")),
     }
 }
 
@@ -405,7 +539,7 @@ async fn load(args: &Args) {
     let phase = Arc::new(AtomicU8::new(WARMUP));
     let mut workers = Vec::new();
     for c in 0..args.conns {
-        let conn = connect(&args.url, &args.client)
+        let conn = connect(&args.url, args)
             .await
             .unwrap_or_else(|e| die(&format!("connect {}: {e}", args.url)));
         workers.push(tokio::task::spawn_local(worker(c, conn, phase.clone())));
@@ -451,16 +585,14 @@ async fn idle(args: &Args, n: u64) {
             other.map(String::from_utf8)
         )),
     };
-    let mut first = connect(&args.url, &args.client)
-        .await
-        .unwrap_or_else(|e| die(&e));
+    let mut first = connect(&args.url, args).await.unwrap_or_else(|e| die(&e));
     check(0, first.round_trip_boxed(request_body(0, 1)).await);
     conns.push(first);
     // Let the server settle before the baseline is read.
     tokio::time::sleep(Duration::from_millis(300)).await;
     println!("WARM");
     for c in 1..=n {
-        let mut conn = connect(&args.url, &args.client)
+        let mut conn = connect(&args.url, args)
             .await
             .unwrap_or_else(|e| die(&format!("idle connection {c}: {e}")));
         check(c, conn.round_trip_boxed(request_body(c, 1)).await);
@@ -477,7 +609,7 @@ async fn idle(args: &Args, n: u64) {
 async fn fixed(args: &Args, total: u64) {
     let mut workers = Vec::new();
     for c in 0..args.conns {
-        let mut conn = connect(&args.url, &args.client)
+        let mut conn = connect(&args.url, args)
             .await
             .unwrap_or_else(|e| die(&format!("connect {}: {e}", args.url)));
         let count = total / args.conns + u64::from(c < total % args.conns);

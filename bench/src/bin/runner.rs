@@ -18,6 +18,7 @@
 //! ```text
 //! runner [--runs 5] [--duration 5] [--warmup 1] [--conns 1,16,64] [--idle 1000]
 //!        [--servers floor,jsonrpsee,typed-rpc] [--transports http,ws] [--client raw|hyper]
+//!        [--ws-client raw|tungstenite]
 //! ```
 //!
 //! `bench/run.sh` builds everything and calls this.
@@ -79,6 +80,7 @@ struct Args {
     servers: Option<Vec<String>>,
     transports: Vec<String>,
     client: String,
+    ws_client: String,
 }
 
 fn parse_args() -> Args {
@@ -91,6 +93,7 @@ fn parse_args() -> Args {
         servers: None,
         transports: vec!["http".to_owned(), "ws".to_owned()],
         client: "raw".to_owned(),
+        ws_client: "raw".to_owned(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -110,6 +113,7 @@ fn parse_args() -> Args {
             "--servers" => args.servers = Some(list()),
             "--transports" => args.transports = list(),
             "--client" => args.client = value.clone(),
+            "--ws-client" => args.ws_client = value.clone(),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -221,6 +225,8 @@ fn measure(
             args.warmup.clone(),
             "--client".into(),
             args.client.clone(),
+            "--ws-client".into(),
+            args.ws_client.clone(),
         ],
     );
     let mut cpu_start = None;
@@ -306,8 +312,8 @@ fn main() {
         .collect();
     println!(
         "# servers pinned to CPU {SERVER_CPU} (taskset -c {SERVER_CPU}), load generator to CPU {LOADGEN_CPU} (taskset -c {LOADGEN_CPU}); \
-         {} runs, {}s measured after {}s warm-up per row; HTTP client: {}",
-        args.runs, args.duration, args.warmup, args.client
+         {} runs, {}s measured after {}s warm-up per row; HTTP client: {}; WebSocket client: {}",
+        args.runs, args.duration, args.warmup, args.client, args.ws_client
     );
     let mut rows = Vec::new();
     let mut peaks = Vec::new();
