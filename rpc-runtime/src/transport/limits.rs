@@ -77,7 +77,11 @@ impl Limits {
         self
     }
 
-    /// How long an HTTP client may take to send a request's headers (default 10 s).
+    /// How long an HTTP client may take to send a request's headers
+    /// (default 10 s), counted from the connection's opening or from the
+    /// previous response: a kept-alive connection idle for that long is
+    /// closed too, without a response. A TCP peer has as long to send its
+    /// first message.
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout;
         self
