@@ -342,6 +342,15 @@ async fn a_duplicate_named_param_is_refused() {
         .await,
         json!({"param": "minuend", "position": 0, "reason": "duplicate param"}),
     );
+    // Out of order too.
+    assert_invalid_params(
+        &ask(
+            "subtract",
+            Some(r#"{"subtrahend": 23, "minuend": 42, "subtrahend": 1}"#),
+        )
+        .await,
+        json!({"param": "subtrahend", "position": 1, "reason": "duplicate param"}),
+    );
     // Even when the first value was `null` for an optional param.
     assert_invalid_params(
         &ask(
