@@ -307,6 +307,10 @@ async fn too_many_positional_params_are_refused() {
         &ask("greet", Some(r#"["Ada", "Hi", "!", "?", "¿"]"#)).await,
         json!({"position": 3, "reason": "too many params: `greet` takes 3, got 5"}),
     );
+    assert_invalid_params(
+        &ask("subtract", Some(r#"[42, 23, [1, {"a": [2]}], "x"]"#)).await,
+        json!({"position": 2, "reason": "too many params: `subtract` takes 2, got 4"}),
+    );
 }
 
 #[tokio::test]

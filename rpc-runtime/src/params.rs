@@ -223,11 +223,10 @@ fn decode_slots<S: Slots>(
             cursor: &mut cursor,
         });
         if let Err(err) = read {
-            return Err(cursor.into_error(&err));
+            return Err(cursor.into_error(&err, raw));
         }
     }
-    // Every bit of the `S::LEN` params set: nothing is missing.
-    if u64::from(cursor.filled) != (1 << S::LEN) - 1 {
+    if cursor.filled != first(S::LEN) {
         fill_missing(&mut slots, &cursor)?;
     }
     Ok(slots)
@@ -251,11 +250,17 @@ fn fill_missing<S: Slots>(slots: &mut S, cursor: &Cursor) -> Result<(), ErrorObj
 /// name the method allows.
 struct Cursor {
     method: &'static MethodInfo,
-    /// The index of the param being read.
+    /// The index of the param whose value is being read (set as a named
+    /// param's name is read, and when a positional one fails).
     at: usize,
     /// Bit `i` is set once param `i` is read.
     filled: u32,
     failure: Option<Failure>,
+}
+
+/// The `filled` bits of the first `n` params (at most 16, as tuples).
+const fn first(n: usize) -> u32 {
+    !(u32::MAX << n)
 }
 
 /// The index of a named param the method does not have but allows: its
@@ -263,7 +268,8 @@ struct Cursor {
 const SKIP: usize = usize::MAX;
 
 enum Failure {
-    TooMany { given: usize },
+    /// The array of positional params goes on after the last param.
+    TooMany,
     Unknown(String),
     Duplicate(usize),
 }
@@ -298,11 +304,12 @@ impl Cursor {
 
     /// Turns a failed read into the `-32602` error the caller sees.
     #[cold]
-    fn into_error(self, err: &serde_json::Error) -> ErrorObject {
+    fn into_error(self, err: &serde_json::Error, params: &RawValue) -> ErrorObject {
         let method = self.method;
         let expected = method.param_list().len();
         match self.failure {
-            Some(Failure::TooMany { given }) => {
+            Some(Failure::TooMany) => {
+                let given = count_elements(params);
                 let reason = format!(
                     "too many params: `{}` takes {expected}, got {given}",
                     method.name()
@@ -384,20 +391,20 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         for index in 0..S::LEN {
-            self.cursor.at = index;
-            if !self.slots.next_element(index, &mut seq)? {
+            let read = self
+                .slots
+                .next_element(index, &mut seq)
+                .inspect_err(|_| self.cursor.at = index)?;
+            if !read {
+                self.cursor.filled = first(index);
                 return Ok(());
             }
-            self.cursor.fill(index);
         }
-        let mut given = S::LEN;
-        while seq.next_element::<IgnoredAny>()?.is_some() {
-            given += 1;
-        }
-        if given > S::LEN {
-            self.cursor.failure = Some(Failure::TooMany { given });
-            return Err(de::Error::custom("too many params"));
-        }
+        self.cursor.filled = first(S::LEN);
+        // Every param is read. An element after them fails the read when
+        // serde_json finds the array does not end here; that failure is
+        // then too many params.
+        self.cursor.failure = Some(Failure::TooMany);
         Ok(())
     }
 
@@ -408,6 +415,31 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
         }
         Ok(())
     }
+}
+
+/// The number of elements of a JSON array (0 for anything else).
+#[cold]
+fn count_elements(array: &RawValue) -> usize {
+    struct Count;
+
+    impl<'de> Visitor<'de> for Count {
+        type Value = usize;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                count += 1;
+            }
+            Ok(count)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(array.get());
+    de.deserialize_seq(Count).unwrap_or(0)
 }
 
 /// A deserializer for a param that was left out: `Option`s read it as `None`,
