@@ -250,8 +250,7 @@ fn fill_missing<S: Slots>(slots: &mut S, cursor: &Cursor) -> Result<(), ErrorObj
 /// name the method allows.
 struct Cursor {
     method: &'static MethodInfo,
-    /// The index of the param whose value is being read (set as a named
-    /// param's name is read, and when a positional one fails).
+    /// The index of the param whose value failed to read.
     at: usize,
     /// Bit `i` is set once param `i` is read.
     filled: u32,
@@ -371,7 +370,6 @@ impl Visitor<'_> for &mut Cursor {
                 None => return self.unknown(name),
             },
         };
-        self.at = index;
         self.fill(index);
         Ok(index)
     }
@@ -411,7 +409,9 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         // The cursor reads each name, checks it and marks its param read.
         while let Some(index) = map.next_key_seed(&mut *self.cursor)? {
-            self.slots.next_value(index, &mut map)?;
+            self.slots
+                .next_value(index, &mut map)
+                .inspect_err(|_| self.cursor.at = index)?;
         }
         Ok(())
     }
