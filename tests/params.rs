@@ -307,6 +307,10 @@ async fn too_many_positional_params_are_refused() {
         &ask("greet", Some(r#"["Ada", "Hi", "!", "?", "¿"]"#)).await,
         json!({"position": 3, "reason": "too many params: `greet` takes 3, got 5"}),
     );
+    assert_invalid_params(
+        &ask("subtract", Some(r#"[42, 23, [1, {"a": [2]}], "x"]"#)).await,
+        json!({"position": 2, "reason": "too many params: `subtract` takes 2, got 4"}),
+    );
 }
 
 #[tokio::test]
@@ -341,6 +345,15 @@ async fn a_duplicate_named_param_is_refused() {
         )
         .await,
         json!({"param": "minuend", "position": 0, "reason": "duplicate param"}),
+    );
+    // Out of order too.
+    assert_invalid_params(
+        &ask(
+            "subtract",
+            Some(r#"{"subtrahend": 23, "minuend": 42, "subtrahend": 1}"#),
+        )
+        .await,
+        json!({"param": "subtrahend", "position": 1, "reason": "duplicate param"}),
     );
     // Even when the first value was `null` for an optional param.
     assert_invalid_params(

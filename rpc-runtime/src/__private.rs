@@ -4,8 +4,9 @@
 //! Each helper holds logic that would otherwise be repeated in every
 //! expansion, so the generated code stays a thin table of calls.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::task::{self, Poll};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -17,42 +18,54 @@ use crate::{DecodeParams, MethodInfo};
 pub use crate::params::Whole;
 
 /// Decodes the params of `call` for `method`, then puts the future of
-/// `handler` run on them in `slot`. Always `true`: the method exists.
+/// `handler` run on them in `slot` and polls it once with `cx`: the first
+/// poll of [`RpcService::call_in`] for a method that exists.
 #[inline]
 pub fn dispatch<'a, A, F, Fut>(
     call: Call<'a>,
     method: &'static MethodInfo,
     handler: F,
     slot: Pin<&mut HandlerSlot<'a>>,
-) -> bool
+    cx: &mut task::Context<'_>,
+) -> Option<Poll<Option<String>>>
 where
     A: DecodeParams,
     F: FnOnce(A) -> Fut,
     Fut: Future + Send + 'a,
     Fut::Output: IntoResponse,
 {
-    match A::decode(call.params(), method) {
+    Some(match A::decode(call.params(), method) {
         Ok(args) => {
             let running = handler(args);
             // The future keeps only the id of the call: the smaller it is,
             // the less is written into the slot.
             let id = call.id();
-            slot.set(async move { running.await.into_response(id?) });
+            slot.start(async move { running.await.into_response(id?) }, cx)
         }
-        Err(err) => slot.set(std::future::ready(call.respond_error(&err))),
-    }
-    true
+        Err(err) => Poll::Ready(call.respond_error(&err)),
+    })
 }
 
 /// [`RpcService::call`] of a service that implements
-/// [`RpcService::call_in`]: the handler's future in a boxed slot.
+/// [`RpcService::call_in`]: a boxed future that runs `call_in` when first
+/// polled, since that needs the task's context.
 pub fn call_boxed<'a, S: RpcService>(
     service: &'a S,
     method: &str,
     call: Call<'a>,
 ) -> Option<HandlerFuture<'a>> {
-    let mut slot = Box::pin(HandlerSlot::new());
-    service.call_in(method, call, slot.as_mut()).then_some(slot)
+    // The name `call_in` answers to, kept by the future.
+    let method = service.info().method(method)?.name();
+    Some(Box::pin(async move {
+        let mut slot = pin!(HandlerSlot::new());
+        let first = poll_fn(|cx| Poll::Ready(service.call_in(method, call, slot.as_mut(), cx)));
+        match first.await {
+            Some(Poll::Ready(reply)) => reply,
+            Some(Poll::Pending) => slot.await,
+            // `info` and `call_in` know the same methods.
+            None => None,
+        }
+    }))
 }
 
 /// Starts the params of a client call of `method`.

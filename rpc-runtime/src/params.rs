@@ -215,46 +215,74 @@ fn decode_slots<S: Slots>(
     method: &'static MethodInfo,
 ) -> Result<S, ErrorObject> {
     let mut slots = S::empty();
-    let mut cursor = Cursor::default();
-    let read = match params {
-        Some(raw) => {
-            let mut de = serde_json::Deserializer::from_str(raw.get());
-            de.deserialize_any(ParamsVisitor {
-                slots: &mut slots,
-                cursor: &mut cursor,
-                method,
-            })
+    let mut cursor = Cursor::new(method);
+    if let Some(raw) = params {
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        let read = de.deserialize_any(ParamsVisitor {
+            slots: &mut slots,
+            cursor: &mut cursor,
+        });
+        if let Err(err) = read {
+            return Err(cursor.into_error(&err, raw));
         }
-        None => Ok(()),
-    };
-    if let Err(err) = read {
-        return Err(cursor.into_error(method, &err));
     }
-    for index in 0..S::LEN {
-        if !cursor.is_filled(index) && !slots.fill_missing(index) {
-            return Err(param_error(method, index, "missing required param"));
-        }
+    if cursor.filled != first(S::LEN) {
+        fill_missing(&mut slots, &cursor)?;
     }
     Ok(slots)
 }
 
+/// Fills the slots of the params that were left out, or fails on the first
+/// required one.
+fn fill_missing<S: Slots>(slots: &mut S, cursor: &Cursor) -> Result<(), ErrorObject> {
+    for index in 0..S::LEN {
+        if !cursor.is_filled(index) && !slots.fill_missing(index) {
+            return Err(param_error(cursor.method, index, "missing required param"));
+        }
+    }
+    Ok(())
+}
+
 /// Where the decoder is, and why it stopped when the reason is ours, not serde's.
-#[derive(Default)]
+///
+/// It also reads the member names of named params (as a [`DeserializeSeed`]):
+/// each name becomes the index of its param, or [`SKIP`] for an unknown
+/// name the method allows.
 struct Cursor {
-    /// The index of the param being read.
+    method: &'static MethodInfo,
+    /// The index of the param whose value failed to read.
     at: usize,
-    /// Bit `i` is set once param `i` has a value.
+    /// Bit `i` is set once param `i` is read.
     filled: u32,
     failure: Option<Failure>,
 }
 
+/// The `filled` bits of the first `n` params (at most 16, as tuples).
+const fn first(n: usize) -> u32 {
+    !(u32::MAX << n)
+}
+
+/// The index of a named param the method does not have but allows: its
+/// value is read and dropped.
+const SKIP: usize = usize::MAX;
+
 enum Failure {
-    TooMany { given: usize },
+    /// The array of positional params goes on after the last param.
+    TooMany,
     Unknown(String),
     Duplicate(usize),
 }
 
 impl Cursor {
+    fn new(method: &'static MethodInfo) -> Self {
+        Cursor {
+            method,
+            at: 0,
+            filled: 0,
+            failure: None,
+        }
+    }
+
     fn is_filled(&self, index: usize) -> bool {
         self.filled & (1 << index) != 0
     }
@@ -263,12 +291,24 @@ impl Cursor {
         self.filled |= 1 << index;
     }
 
+    /// [`SKIP`] for a name no param has, if the method allows it.
+    #[cold]
+    fn unknown<E: de::Error>(&mut self, name: &str) -> Result<usize, E> {
+        if self.method.allows_unknown_params() {
+            return Ok(SKIP);
+        }
+        self.failure = Some(Failure::Unknown(name.to_owned()));
+        Err(E::custom("unknown param"))
+    }
+
     /// Turns a failed read into the `-32602` error the caller sees.
     #[cold]
-    fn into_error(self, method: &'static MethodInfo, err: &serde_json::Error) -> ErrorObject {
+    fn into_error(self, err: &serde_json::Error, params: &RawValue) -> ErrorObject {
+        let method = self.method;
         let expected = method.param_list().len();
         match self.failure {
-            Some(Failure::TooMany { given }) => {
+            Some(Failure::TooMany) => {
+                let given = count_elements(params);
                 let reason = format!(
                     "too many params: `{}` takes {expected}, got {given}",
                     method.name()
@@ -293,10 +333,51 @@ impl Cursor {
     }
 }
 
+impl<'de> DeserializeSeed<'de> for &mut Cursor {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for &mut Cursor {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a param name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<usize, E> {
+        // Compared byte by byte: param names are short, and a call of
+        // `memcmp` per name costs more than the comparison.
+        let same = |param: &crate::ParamInfo| {
+            param.name().len() == name.len() && param.name().bytes().eq(name.bytes())
+        };
+        let params = self.method.param_list();
+        // Callers mostly name params in the order they are declared: the
+        // first one not read yet is tried before the others.
+        let next = self.filled.trailing_ones() as usize;
+        let index = match params.get(next) {
+            Some(param) if same(param) => next,
+            _ => match params.iter().position(same) {
+                Some(index) if self.is_filled(index) => {
+                    self.failure = Some(Failure::Duplicate(index));
+                    return Err(E::custom("duplicate param"));
+                }
+                Some(index) => index,
+                None => return self.unknown(name),
+            },
+        };
+        self.fill(index);
+        Ok(index)
+    }
+}
+
 struct ParamsVisitor<'s, S> {
     slots: &'s mut S,
     cursor: &'s mut Cursor,
-    method: &'static MethodInfo,
 }
 
 impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
@@ -308,87 +389,57 @@ impl<'de, S: Slots> Visitor<'de> for ParamsVisitor<'_, S> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         for index in 0..S::LEN {
-            self.cursor.at = index;
-            if !self.slots.next_element(index, &mut seq)? {
+            let read = self
+                .slots
+                .next_element(index, &mut seq)
+                .inspect_err(|_| self.cursor.at = index)?;
+            if !read {
+                self.cursor.filled = first(index);
                 return Ok(());
             }
-            self.cursor.fill(index);
         }
-        let mut given = S::LEN;
-        while seq.next_element::<IgnoredAny>()?.is_some() {
-            given += 1;
-        }
-        if given > S::LEN {
-            self.cursor.failure = Some(Failure::TooMany { given });
-            return Err(de::Error::custom("too many params"));
-        }
+        self.cursor.filled = first(S::LEN);
+        // Every param is read. An element after them fails the read when
+        // serde_json finds the array does not end here; that failure is
+        // then too many params.
+        self.cursor.failure = Some(Failure::TooMany);
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let params = self.method.param_list();
-        let mut unknown = None;
-        while let Some(param) = map.next_key_seed(ParamName {
-            params,
-            unknown: &mut unknown,
-        })? {
-            match param {
-                Some(index) if self.cursor.is_filled(index) => {
-                    self.cursor.failure = Some(Failure::Duplicate(index));
-                    return Err(de::Error::custom("duplicate param"));
-                }
-                Some(index) => {
-                    self.cursor.at = index;
-                    self.slots.next_value(index, &mut map)?;
-                    self.cursor.fill(index);
-                }
-                None if self.method.allows_unknown_params() => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-                None => {
-                    self.cursor.failure = Some(Failure::Unknown(unknown.unwrap_or_default()));
-                    return Err(de::Error::custom("unknown param"));
-                }
-            }
+        // The cursor reads each name, checks it and marks its param read.
+        while let Some(index) = map.next_key_seed(&mut *self.cursor)? {
+            self.slots
+                .next_value(index, &mut map)
+                .inspect_err(|_| self.cursor.at = index)?;
         }
         Ok(())
     }
 }
 
-/// Reads a member name of named params: the index of the param it names,
-/// or `None` for a name no param has, which is kept in `unknown`.
-struct ParamName<'u> {
-    params: &'static [crate::ParamInfo],
-    unknown: &'u mut Option<String>,
-}
+/// The number of elements of a JSON array (0 for anything else).
+#[cold]
+fn count_elements(array: &RawValue) -> usize {
+    struct Count;
 
-impl<'de> DeserializeSeed<'de> for ParamName<'_> {
-    type Value = Option<usize>;
+    impl<'de> Visitor<'de> for Count {
+        type Value = usize;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl Visitor<'_> for ParamName<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a param name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
-        // Compared byte by byte: param names are short, and a call of
-        // `memcmp` per name costs more than the comparison.
-        let same = |param: &crate::ParamInfo| {
-            param.name().len() == name.len() && param.name().bytes().eq(name.bytes())
-        };
-        let index = self.params.iter().position(same);
-        if index.is_none() {
-            *self.unknown = Some(name.to_owned());
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array")
         }
-        Ok(index)
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                count += 1;
+            }
+            Ok(count)
+        }
     }
+
+    let mut de = serde_json::Deserializer::from_str(array.get());
+    de.deserialize_seq(Count).unwrap_or(0)
 }
 
 /// A deserializer for a param that was left out: `Option`s read it as `None`,

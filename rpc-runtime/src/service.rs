@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{self, Poll};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -60,8 +61,13 @@ pub trait RpcService: Send + Sync + 'static {
     /// Starts handling `method`; `None` if the service has no such method.
     fn call<'a>(&'a self, method: &str, call: Call<'a>) -> Option<HandlerFuture<'a>>;
 
-    /// Starts handling `method` with its future put in `slot`; `false` if
-    /// the service has no such method. The router calls this one.
+    /// Starts handling `method` with its future put in `slot`, and polls
+    /// that future once with `cx`, the context of the task that runs it.
+    /// The router calls this one.
+    ///
+    /// Returns `None` if the service has no such method; otherwise the
+    /// first poll: `Ready` with the reply (`None` for a notification), or
+    /// `Pending`, and then the router polls `slot` until it finishes.
     ///
     /// By default the future [`call`](RpcService::call) returns goes in the
     /// slot. `#[rpc]` services put the handler's future there directly,
@@ -71,14 +77,10 @@ pub trait RpcService: Send + Sync + 'static {
         method: &str,
         call: Call<'a>,
         slot: Pin<&mut HandlerSlot<'a>>,
-    ) -> bool {
-        match self.call(method, call) {
-            Some(future) => {
-                slot.set(future);
-                true
-            }
-            None => false,
-        }
+        cx: &mut task::Context<'_>,
+    ) -> Option<Poll<Option<String>>> {
+        let future = self.call(method, call)?;
+        Some(slot.start(future, cx))
     }
 }
 

@@ -1,9 +1,10 @@
 //! The server side: `FooService<S>`, which routes calls to any `S: Foo`.
 //!
 //! Dispatch (`call_in`) is a `match` on the method name; each arm hands the
-//! call and the router's slot to the runtime's `dispatch` with a closure that
-//! destructures the decoded arguments and calls the trait method. `call`
-//! runs `call_in` with a boxed slot.
+//! call, the router's slot and the task's context to the runtime's
+//! `dispatch` with a closure that destructures the decoded arguments and
+//! calls the trait method. `call` boxes a future that runs `call_in` when
+//! first polled.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::quote;
@@ -24,11 +25,12 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         server: private_ident("server"),
         context: private_ident("context"),
     };
-    let (method, call, methods, slot) = (
+    let (method, call, methods, slot, cx) = (
         private_ident("method"),
         private_ident("call"),
         private_ident("methods"),
         private_ident("slot"),
+        private_ident("cx"),
     );
     let Locals { server, context } = &locals;
     let arms = api.methods.iter().enumerate().map(|(index, m)| {
@@ -47,7 +49,10 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         let args = args_type(m, krate);
         let head = place_all(quote!(#krate::__private::dispatch::<), first);
         let inferred = place_all(quote!(, _, _>), first);
-        let tail = place_all(quote!((#call, &#methods[#index], #handler, #slot)), last);
+        let tail = place_all(
+            quote!((#call, &#methods[#index], #handler, #slot, #cx)),
+            last,
+        );
         let dispatch = quote!(#head #args #inferred #tail);
         quote!(#name #(| #aliases)* => #dispatch)
     });
@@ -97,13 +102,14 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
                 #method: &str,
                 #call: #krate::Call<'a>,
                 #slot: ::core::pin::Pin<&mut #krate::HandlerSlot<'a>>,
-            ) -> bool {
+                #cx: &mut ::core::task::Context<'_>,
+            ) -> ::core::option::Option<::core::task::Poll<::core::option::Option<::std::string::String>>> {
                 let #methods = #service::<()>::INFO.methods();
                 let #server = &self.server;
                 let #context = #call.context();
                 match #method {
                     #(#arms,)*
-                    _ => false,
+                    _ => ::core::option::Option::None,
                 }
             }
         }

@@ -11,7 +11,7 @@ mod guard;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::future::{Future, poll_fn};
+use std::future::poll_fn;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
@@ -206,8 +206,7 @@ impl Router {
         // request's `-32603`. The slot, still holding a future that
         // panicked, is never polled again.
         let first = catch_unwind(AssertUnwindSafe(|| {
-            self.dispatch(request, context, slot.as_mut())
-                .then(|| slot.as_mut().poll(cx))
+            self.dispatch(request, context, slot.as_mut(), cx)
         }));
         match first {
             Ok(Some(Poll::Ready(reply))) => Started::Done(reply),
@@ -235,24 +234,25 @@ impl Router {
         guarded
     }
 
-    /// Puts the handler's future for `request` in `slot`; `false` if no
-    /// service has the method.
+    /// Puts the handler's future for `request` in `slot` and polls it
+    /// once; `None` if no service has the method.
     fn dispatch<'a>(
         &'a self,
         request: &Request<'a>,
         context: &'a Context,
         slot: Pin<&mut HandlerSlot<'a>>,
-    ) -> bool {
+        cx: &mut task::Context<'_>,
+    ) -> Option<Poll<Option<String>>> {
         let call = Call::new(request.params(), request.id(), context);
         let services = &self.inner.services;
         let service = match services.as_slice() {
             [only] => only,
             _ => match self.inner.routes.get(request.method()) {
                 Some(&index) => &services[index],
-                None => return false,
+                None => return None,
             },
         };
-        service.call_in(request.method(), call, slot)
+        service.call_in(request.method(), call, slot, cx)
     }
 }
 

@@ -95,7 +95,7 @@ impl<'a> HandlerSlot<'a> {
         // place below.
         let this = unsafe { self.get_unchecked_mut() };
         this.clear();
-        if size_of::<F>() <= ROOM && align_of::<F>() <= align_of::<Room>() {
+        if fits::<F>() {
             // SAFETY: the room is large and aligned enough for an `F`, and
             // holds nothing (`clear` above): no live value is overwritten.
             unsafe { this.room.as_mut_ptr().cast::<F>().write(future) };
@@ -106,6 +106,40 @@ impl<'a> HandlerSlot<'a> {
         } else {
             this.held = Held::Boxed(Box::pin(future));
         }
+    }
+
+    /// Puts `future` in the slot, as [`set`](HandlerSlot::set) does, and
+    /// polls it once: its type is known here, so it is polled (and, once
+    /// finished, dropped) directly rather than through the slot's function
+    /// pointers.
+    #[inline]
+    pub(crate) fn start<F>(
+        mut self: Pin<&mut Self>,
+        future: F,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<String>>
+    where
+        F: Future<Output = Option<String>> + Send + 'a,
+    {
+        self.as_mut().set(future);
+        if !fits::<F>() {
+            return self.poll(cx);
+        }
+        // SAFETY: nothing is moved out of the slot.
+        let this = unsafe { self.get_unchecked_mut() };
+        let room = this.room.as_mut_ptr().cast::<F>();
+        // SAFETY: `set` just wrote an `F` into the room (`Inline`), pinned
+        // with the slot.
+        let reply = unsafe { Pin::new_unchecked(&mut *room) }.poll(cx);
+        if reply.is_ready() {
+            // As in `clear`: `held` is emptied first. It says `Inline`, which
+            // has nothing to drop.
+            std::mem::forget(std::mem::replace(&mut this.held, Held::Empty));
+            // SAFETY: the room holds the live `F` polled above; `held` no
+            // longer says so, so it is not dropped again.
+            unsafe { room.drop_in_place() }
+        }
+        reply
     }
 
     /// Drops the future held, if any.
@@ -145,8 +179,16 @@ impl Future for HandlerSlot<'_> {
 impl Drop for HandlerSlot<'_> {
     #[inline]
     fn drop(&mut self) {
-        self.clear();
+        // Most often there is nothing to drop: say so in one comparison.
+        if !matches!(self.held, Held::Empty) {
+            self.clear();
+        }
     }
+}
+
+/// Whether an `F` fits in a slot's room.
+const fn fits<F>() -> bool {
+    size_of::<F>() <= ROOM && align_of::<F>() <= align_of::<Room>()
 }
 
 /// Polls the `F` in `room`.
@@ -238,6 +280,81 @@ mod tests {
         assert_eq!(poll(slot.as_mut()), Poll::Pending);
         assert_eq!(poll(slot.as_mut()), Poll::Ready(Some("512".to_owned())));
         assert_eq!(drops.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_started_future_is_polled_once_and_dropped_once() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut slot = pin!(HandlerSlot::new());
+        // Finished at once: dropped, the slot left empty.
+        let counted = Counted(drops.clone());
+        let ready = async move {
+            let _keep = &counted;
+            Some("now".to_owned())
+        };
+        let first = slot.as_mut().start(ready, &mut cx);
+        assert_eq!(first, Poll::Ready(Some("now".to_owned())));
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+        assert!(matches!(slot.held, Held::Empty));
+        // Waiting, small then large: kept until polled to the end.
+        let first = slot
+            .as_mut()
+            .start(sized::<16>(Counted(drops.clone())), &mut cx);
+        assert_eq!(first, Poll::Pending);
+        assert!(matches!(slot.held, Held::Inline { .. }));
+        assert_eq!(poll(slot.as_mut()), Poll::Ready(Some("16".to_owned())));
+        let large = sized::<{ 2 * ROOM }>(Counted(drops.clone()));
+        assert_eq!(slot.as_mut().start(large, &mut cx), Poll::Pending);
+        assert!(matches!(slot.held, Held::Boxed(_)));
+        assert_eq!(poll(slot.as_mut()), Poll::Ready(Some("512".to_owned())));
+        assert_eq!(drops.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn a_future_that_panics_as_it_starts_is_dropped_with_the_slot() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        {
+            let mut slot = pin!(HandlerSlot::new());
+            let counted = Counted(drops.clone());
+            let panics = async move {
+                let _keep = &counted;
+                YieldOnce(false).await;
+                panic!("a handler panicked")
+            };
+            let mut cx = Context::from_waker(Waker::noop());
+            assert_eq!(slot.as_mut().start(panics, &mut cx), Poll::Pending);
+            let polled =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll(slot.as_mut())));
+            assert!(polled.is_err());
+            assert_eq!(drops.load(Ordering::SeqCst), 1, "dropped as it panicked");
+            // An `async` block drops what it holds as it panics; this one
+            // does not, and is left to the slot.
+            let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                slot.as_mut().start(
+                    PanicsAtOnce {
+                        _counted: Counted(drops.clone()),
+                    },
+                    &mut cx,
+                )
+            }));
+            assert!(started.is_err());
+            assert_eq!(drops.load(Ordering::SeqCst), 1, "kept by the slot");
+        }
+        assert_eq!(drops.load(Ordering::SeqCst), 2, "dropped with the slot");
+    }
+
+    /// Panics when polled.
+    struct PanicsAtOnce {
+        _counted: Counted,
+    }
+
+    impl Future for PanicsAtOnce {
+        type Output = Option<String>;
+
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<String>> {
+            panic!("a handler panicked at once")
+        }
     }
 
     #[test]
