@@ -9,7 +9,6 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, Version};
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
@@ -114,25 +113,11 @@ pub(crate) fn upgrade<B>(
                 return;
             }
         };
-        match upgraded.downcast::<TokioIo<TcpStream>>() {
-            // Our own server's connection: the socket itself, without
-            // hyper's layers around it (about 1 500 instructions a message),
-            // after whatever hyper read past the handshake.
-            Ok(parts) => {
-                let read = parts.read_buf.to_vec();
-                let io = parts.io.into_inner();
-                let ws = WebSocketStream::from_partially_read(io, read, Role::Server, Some(config))
-                    .await;
-                session::open(ws, setup, false).1.await;
-            }
-            // Anyone else's (`HttpService` in axum, say): hyper's `Upgraded`
-            // replays whatever it read past the handshake.
-            Err(upgraded) => {
-                let io = TokioIo::new(upgraded);
-                let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-                session::open(ws, setup, false).1.await;
-            }
-        }
+        // hyper's `Upgraded` replays whatever it read past the handshake.
+        let io = TokioIo::new(upgraded);
+        let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
+        let (_, session) = session::open(ws, setup, false);
+        session.await;
     };
     match handover {
         Some(handover) => handover.leave(Box::pin(session)),
