@@ -164,10 +164,7 @@ impl RawHttp {
         let host = authority(url);
         let stream = TcpStream::connect(host).await.map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        let path = url
-            .split_once("://")
-            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-            .unwrap_or("/");
+        let path = path(url);
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: "
         );
@@ -183,6 +180,34 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
+/// The path of an `http://` or `ws://` URL.
+fn path(url: &str) -> &str {
+    url.split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("/")
+}
+
+/// Appends what the socket has to `buf`; an error once the peer has closed.
+async fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
+    let mut chunk = [0u8; 4096];
+    let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
+    if n == 0 {
+        return Err("connection closed".to_owned());
+    }
+    buf.extend_from_slice(&chunk[..n]);
+    Ok(())
+}
+
+/// Reads until `buf` holds a whole HTTP head; its length.
+async fn read_head(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<usize, String> {
+    loop {
+        if let Some(i) = find(buf, b"\r\n\r\n") {
+            return Ok(i + 4);
+        }
+        read_more(stream, buf).await?;
+    }
+}
+
 impl Conn for RawHttp {
     async fn round_trip(&mut self, body: String) -> Result<Vec<u8>, String> {
         let mut out = Vec::with_capacity(self.head.len() + body.len() + 16);
@@ -194,12 +219,7 @@ impl Conn for RawHttp {
             .await
             .map_err(|e| e.to_string())?;
         // Read until the head is complete, then the Content-Length body.
-        let head_end = loop {
-            if let Some(i) = find(&self.buf, b"\r\n\r\n") {
-                break i + 4;
-            }
-            self.read_more().await?;
-        };
+        let head_end = read_head(&mut self.stream, &mut self.buf).await?;
         let head = std::str::from_utf8(&self.buf[..head_end]).map_err(|e| e.to_string())?;
         if !head.starts_with("HTTP/1.1 200") {
             let status = head.lines().next().unwrap_or("").to_owned();
@@ -215,27 +235,11 @@ impl Conn for RawHttp {
             })
             .ok_or("no Content-Length in the reply")?;
         while self.buf.len() < head_end + length {
-            self.read_more().await?;
+            read_more(&mut self.stream, &mut self.buf).await?;
         }
         let reply = self.buf[head_end..head_end + length].to_vec();
         self.buf.drain(..head_end + length);
         Ok(reply)
-    }
-}
-
-impl RawHttp {
-    async fn read_more(&mut self) -> Result<(), String> {
-        let mut chunk = [0u8; 4096];
-        let n = self
-            .stream
-            .read(&mut chunk)
-            .await
-            .map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err("connection closed".to_owned());
-        }
-        self.buf.extend_from_slice(&chunk[..n]);
-        Ok(())
     }
 }
 
@@ -307,10 +311,7 @@ impl RawWs {
         let host = authority(url);
         let mut stream = TcpStream::connect(host).await.map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        let path = url
-            .split_once("://")
-            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-            .unwrap_or("/");
+        let path = path(url);
         let handshake = format!(
             "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
              Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
@@ -323,12 +324,7 @@ impl RawWs {
             stream,
             buf: Vec::with_capacity(4096),
         };
-        let head_end = loop {
-            if let Some(i) = find(&conn.buf, b"\r\n\r\n") {
-                break i + 4;
-            }
-            conn.read_more().await?;
-        };
+        let head_end = read_head(&mut conn.stream, &mut conn.buf).await?;
         if !conn.buf.starts_with(b"HTTP/1.1 101") {
             return Err(format!(
                 "handshake refused: {}",
@@ -337,20 +333,6 @@ impl RawWs {
         }
         conn.buf.drain(..head_end);
         Ok(conn)
-    }
-
-    async fn read_more(&mut self) -> Result<(), String> {
-        let mut chunk = [0u8; 4096];
-        let n = self
-            .stream
-            .read(&mut chunk)
-            .await
-            .map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err("connection closed".to_owned());
-        }
-        self.buf.extend_from_slice(&chunk[..n]);
-        Ok(())
     }
 
     /// The header's length and the payload's, once the header is all in.
@@ -396,7 +378,7 @@ impl Conn for RawWs {
                     Some((header, length)) if self.buf.len() >= header + length => {
                         break (header, length);
                     }
-                    _ => self.read_more().await?,
+                    _ => read_more(&mut self.stream, &mut self.buf).await?,
                 }
             };
             let (first, second) = (self.buf[0], self.buf[1]);
