@@ -134,8 +134,9 @@ impl<F: Future> Future for Rare<F> {
 
 /// Runs `future` within `wait` like `tokio::time::timeout`, but polls it
 /// once before making the timer: nearly every request body and write is
-/// ready at once, and those then cost no timer (about 300 instructions saved
-/// per HTTP request).
+/// ready at once, and those then cost no timer (about 60 instructions saved
+/// per HTTP request, measured: tokio registers a timer only when polled,
+/// but still reads the clock and builds it).
 pub(crate) async fn timeout<F: Future>(wait: Duration, future: F) -> Result<F::Output, Elapsed> {
     let mut future = std::pin::pin!(future);
     if let Poll::Ready(output) = poll_once(future.as_mut()).await {
