@@ -262,7 +262,7 @@ impl WsConnector {
             // The closing handshake waits for the peer's close frame.
             linger: None,
         };
-        let (connection, session) = session::open(ws, setup, true);
+        let (connection, session) = session::open(ws, setup);
         tokio::spawn(session);
         Ok(connection)
     }

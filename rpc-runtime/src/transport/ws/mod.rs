@@ -81,14 +81,15 @@
 //!
 //! | what arrives | what happens |
 //! |---|---|
-//! | a text frame | one JSON-RPC message; the reply, if any, is one text frame |
-//! | a binary frame | served like a text frame (JSON is UTF-8); replies are still text |
+//! | a text message | one JSON-RPC message; the reply, if any, is one text frame |
+//! | a message in fragments | put together, then served like one frame |
+//! | a binary message | served like a text one (JSON is UTF-8); replies are still text |
 //! | invalid JSON | a `-32700` reply; the connection goes on |
-//! | text that is not UTF-8 | close `1007` |
+//! | text that is not UTF-8 | close `1007`, as soon as the bad bytes arrive |
 //! | a message over [`Limits::max_message_size`] | close `1009`, refused on the frame header before it is buffered |
-//! | a broken frame (unmasked, bad opcode, ...) | close `1002` |
-//! | a ping | a pong |
-//! | a close frame | the echo of its code, then the connection ends |
+//! | a broken frame (unmasked, reserved bits or opcode, a control frame fragmented or over 125 bytes, a fragment out of place) | close `1002` |
+//! | a ping | a pong, at once, even between the fragments of a message |
+//! | a close frame | the echo of its code and reason, then the connection ends; `1002` for a code a peer may not send |
 //!
 //! The server closes with `1001` (going away) on a graceful
 //! [`shutdown`](super::ServerHandle::shutdown): it stops reading new
@@ -106,8 +107,10 @@
 //! [`Limits::idle_timeout`]: super::Limits::idle_timeout
 
 mod client;
+mod frame;
 mod server;
 mod session;
+mod socket;
 
 pub use client::WsConnector;
 pub(crate) use server::upgrade;

@@ -9,11 +9,10 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, Version};
 use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
-use tokio_tungstenite::WebSocketStream;
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::Role;
 
-use super::session;
+use super::socket;
 use crate::transport::connection::Setup;
 use crate::transport::http::ResponseBody;
 use crate::transport::http::server::{Handover, Shared, method_not_allowed, plain};
@@ -104,7 +103,7 @@ pub(crate) fn upgrade<B>(
         // The closing handshake waits for the peer's close frame.
         linger: None,
     };
-    let config = session::config(shared.limits.message_size());
+    let max = shared.limits.message_size();
     let session = async move {
         let upgraded = match on_upgrade.await {
             Ok(upgraded) => upgraded,
@@ -113,11 +112,15 @@ pub(crate) fn upgrade<B>(
                 return;
             }
         };
-        // hyper's `Upgraded` replays whatever it read past the handshake.
-        let io = TokioIo::new(upgraded);
-        let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(config)).await;
-        let (_, session) = session::open(ws, setup, false);
-        session.await;
+        match upgraded.downcast::<TokioIo<TcpStream>>() {
+            // Our own server's connection: the socket itself, without
+            // hyper's layers around every read and write, after whatever
+            // hyper read past the handshake.
+            Ok(parts) => socket::serve(parts.io.into_inner(), &parts.read_buf, setup, max).await,
+            // Anyone else's (`HttpService` in axum, say): hyper's `Upgraded`
+            // replays whatever it read past the handshake.
+            Err(upgraded) => socket::serve(TokioIo::new(upgraded), &[], setup, max).await,
+        }
     };
     match handover {
         Some(handover) => handover.leave(Box::pin(session)),

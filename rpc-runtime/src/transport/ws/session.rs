@@ -1,6 +1,7 @@
-//! One WebSocket connection, on either side: the connection engine's reader
-//! and writer over tungstenite's two halves, the close codes, and the
-//! closing handshake once the engine is done.
+//! The client's side of one WebSocket connection, over tokio-tungstenite
+//! (the server's side has its own framing, in [`socket`](super::socket)):
+//! the connection engine's reader and writer over tungstenite's two halves,
+//! the close codes, and the closing handshake once the engine is done.
 
 use std::future::Future;
 use std::io;
@@ -16,7 +17,6 @@ use tokio_tungstenite::tungstenite::error::ProtocolError;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
-use tokio_util::sync::CancellationToken;
 
 use crate::transport::connection::{
     self, Connection, Inbound, MessageReader, MessageWriter, Setup,
@@ -42,19 +42,18 @@ pub(super) fn config(max_message_size: usize) -> WebSocketConfig {
         .read_buffer_size(READ_BUFFER)
 }
 
-/// Opens the engine's connection over `ws`: returns its handle and the future
-/// that drives it and then ends it with the closing handshake, to be spawned.
+/// Opens the engine's connection over `ws`: returns its handle (the last
+/// clone dropped closes the connection) and the future that drives it and
+/// then ends it with the closing handshake, to be spawned.
 pub(super) fn open<S>(
     ws: WebSocketStream<S>,
     setup: Setup,
-    owned: bool,
 ) -> (Connection, impl Future<Output = ()> + Send + use<S>)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (sink, stream) = ws.split();
     let ending = Arc::new(Ending {
-        stopping: setup.stopping.clone(),
         failure: Mutex::new(None),
         halves: Mutex::new((None, None)),
     });
@@ -66,7 +65,7 @@ where
         sink: Some(sink),
         ending: ending.clone(),
     };
-    let (connection, driver) = connection::open(reader, writer, setup, owned);
+    let (connection, driver) = connection::open(reader, writer, setup, true);
     let session = async move {
         driver.await;
         ending.finish().await;
@@ -76,8 +75,6 @@ where
 
 /// What the reader, the writer and the final close share.
 struct Ending<S> {
-    /// The server's graceful shutdown: its connections close with `1001`.
-    stopping: CancellationToken,
     /// Why reading failed, when the peer broke the protocol or a limit.
     failure: Mutex<Option<(CloseCode, &'static str)>>,
     /// The two halves, handed back as the engine drops its reader and writer.
@@ -99,11 +96,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<S> Ending<S> {
     /// The close frame this end sends.
     fn frame(&self) -> CloseFrame {
-        let (code, reason) = lock(&self.failure).unwrap_or(if self.stopping.is_cancelled() {
-            (CloseCode::Away, "server shutting down")
-        } else {
-            (CloseCode::Normal, "")
-        });
+        let (code, reason) = lock(&self.failure).unwrap_or((CloseCode::Normal, ""));
         CloseFrame {
             code,
             reason: Utf8Bytes::from_static(reason),
@@ -137,8 +130,8 @@ where
             if failed {
                 linger(ws.get_mut()).await;
             } else {
-                // Ends with the peer's close frame (then the server ends the
-                // connection) or when the peer ends it (on the client).
+                // Ends when the server, having echoed the close frame, ends
+                // the connection.
                 while let Some(Ok(_)) = ws.next().await {}
             }
         };
