@@ -63,6 +63,12 @@ pub trait Calculator {
     #[method(name = "hover")]
     async fn hover(&self, #[context] cx: &Context, word: String) -> RpcResult<String>;
 
+    /// Notifies the client of each of `steps` steps, then answers, as an MCP
+    /// server reports progress: the client must see every notification
+    /// before the result.
+    #[method(name = "work")]
+    async fn work(&self, #[context] cx: &Context, steps: u64) -> RpcResult<u64>;
+
     /// Adds the values to the total; never answered.
     #[notification(name = "update")]
     async fn update(&self, #[params] values: Vec<i64>);
@@ -157,6 +163,20 @@ impl Calculator for Calc {
             .await
             .map_err(internal)?;
         Ok(format!("{word} ({style})"))
+    }
+
+    async fn work(&self, cx: &Context, steps: u64) -> RpcResult<u64> {
+        let connection = cx
+            .connection()
+            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
+        for step in 1..=steps {
+            let params = Params::from_value(&[step]).map_err(internal)?;
+            connection
+                .notify("progress", Some(params))
+                .await
+                .map_err(internal)?;
+        }
+        Ok(steps)
     }
 
     async fn update(&self, values: Vec<i64>) {
@@ -446,6 +466,28 @@ async fn the_server_calls_back_into_its_client() {
 
     drop(client);
     assert!(handle.shutdown().await);
+}
+
+#[tokio::test]
+async fn a_handlers_notifications_reach_the_client_before_its_result() {
+    let (handle, addr) = serve(Limits::default()).await;
+    let mut peer = Peer::connect(addr).await;
+    for id in 1..=3 {
+        let request = json!({"jsonrpc": "2.0", "method": "work", "params": [3], "id": id});
+        peer.send_text(&request.to_string()).await;
+        let mut seen = Vec::new();
+        loop {
+            let message = peer.reply().await;
+            if message["id"] == id {
+                assert_eq!(message["result"], 3);
+                break;
+            }
+            assert_eq!(message["method"], "progress", "{message}");
+            seen.push(message["params"][0].as_u64().unwrap());
+        }
+        assert_eq!(seen, [1, 2, 3], "call {id}");
+    }
+    assert!(shut_down(handle, &mut [&mut peer]).await);
 }
 
 #[tokio::test]

@@ -1066,22 +1066,30 @@ impl Queues<'_> {
         F: Future<Output = ()>,
     {
         std::future::poll_fn(|cx| {
-            if let Some(reply) = self.finished.pop() {
-                return Poll::Ready(Some(reply));
+            if let Some(next) = self.try_next() {
+                return Poll::Ready(Some(next));
             }
-            if let Poll::Ready(message) = self.outbox.poll_recv(cx) {
-                return Poll::Ready(message.map(Outgoing::Queued));
+            if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
+                return Poll::Ready(Some(Outgoing::Queued(message)));
             }
             Pin::new(&mut *closing).poll(cx).map(|()| None)
         })
         .await
     }
 
-    /// The next message if one is waiting.
+    /// The next message if one is waiting. The outbox first: what a
+    /// handler sent before it returned (a progress notification, a request
+    /// to the peer) was queued there before its reply reached `finished`,
+    /// and must reach the peer before the reply.
     fn try_next(&mut self) -> Option<Outgoing> {
-        self.finished
-            .pop()
-            .or_else(|| self.outbox.try_recv().ok().map(Outgoing::Queued))
+        // Checked before it is read: an empty outbox is the common case,
+        // and `is_empty` is the cheapest way to find it so.
+        if !self.outbox.is_empty()
+            && let Ok(message) = self.outbox.try_recv()
+        {
+            return Some(Outgoing::Queued(message));
+        }
+        self.finished.pop()
     }
 }
 
