@@ -548,6 +548,26 @@ async fn invalid_json_gets_a_parse_error_and_binary_frames_are_served_as_text() 
 }
 
 #[tokio::test]
+async fn a_response_no_call_waits_for_is_dropped_and_not_answered() {
+    let (handle, addr) = serve(Limits::default()).await;
+    let mut peer = Peer::connect(addr).await;
+    for stray in [
+        json!({"jsonrpc": "2.0", "result": 7, "id": 99}),
+        json!({"jsonrpc": "2.0", "error": {"code": -1, "message": "no"}, "id": "x"}),
+        json!({"jsonrpc": "2.0", "result": null, "id": null}),
+    ] {
+        peer.send_text(&stray.to_string()).await;
+    }
+    // The next reply is the request's: nothing answered the responses.
+    peer.send_text(SUBTRACT).await;
+    assert_eq!(
+        peer.reply().await,
+        json!({"jsonrpc": "2.0", "result": 19, "id": 1})
+    );
+    assert!(shut_down(handle, &mut [&mut peer]).await);
+}
+
+#[tokio::test]
 async fn oversized_messages_close_with_1009_and_the_server_serves_others() {
     let limit = 1024;
     let (handle, addr) = serve(Limits::default().max_message_size(limit)).await;

@@ -37,6 +37,7 @@ use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
     TransportErrorKind,
 };
+use crate::router::FromPeer;
 use crate::wire::{self, Incoming};
 use crate::{Context, ErrorObject, Router};
 
@@ -563,27 +564,41 @@ async fn read_loop<R: MessageReader>(
             }
         };
         idle_timer.touch();
-        let request = match wire::classify(&message) {
-            Incoming::Notification => {
-                if !order.queue(message, setup, &context, shared).await {
-                    break;
+        // A lone object that could only be for the router or dropped (no
+        // call of ours waits for a response, nothing is queued before it,
+        // a permit is free) goes straight to the router, which tells a
+        // notification or a response from a request as it parses: nearly
+        // every message a server gets. The rest are sorted first.
+        let direct = inline
+            && order.is_settled()
+            && in_flight.available_permits() > 0
+            && wire::is_object(&message)
+            && lock(&shared.pending).is_empty();
+        let request = if direct {
+            message
+        } else {
+            match wire::classify(&message) {
+                Incoming::Notification => {
+                    if !order.queue(message, setup, &context, shared).await {
+                        break;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            Incoming::ForRouter => message,
-            Incoming::Responses(responses) => {
-                order.deliver(shared, &message, responses);
-                continue;
-            }
-            Incoming::Mixed {
-                responses,
-                requests,
-            } => {
-                // The responses go to their calls; the rest, still a batch,
-                // to the router.
-                let requests = Bytes::from(batch_of(&requests));
-                order.deliver(shared, &message, responses);
-                requests
+                Incoming::ForRouter => message,
+                Incoming::Responses(responses) => {
+                    order.deliver(shared, &message, responses);
+                    continue;
+                }
+                Incoming::Mixed {
+                    responses,
+                    requests,
+                } => {
+                    // The responses go to their calls; the rest, still a batch,
+                    // to the router.
+                    let requests = Bytes::from(batch_of(&requests));
+                    order.deliver(shared, &message, responses);
+                    requests
+                }
             }
         };
         // A permit is nearly always free: waiting for one is the slow path.
@@ -602,7 +617,19 @@ async fn read_loop<R: MessageReader>(
             outbox: &shared.outbox,
         };
         if inline {
-            running.boxed().inline(&replies, &mut requests).await;
+            match running.boxed().inline(&replies, &mut requests).await {
+                Some(Served::Notification(message)) => {
+                    if !order.queue(message, setup, &context, shared).await {
+                        break;
+                    }
+                }
+                Some(Served::Response(message)) => {
+                    if let Incoming::Responses(responses) = wire::classify(&message) {
+                        order.deliver(shared, &message, responses);
+                    }
+                }
+                Some(Served::Reply(_)) | None => {}
+            }
         } else {
             running.spawn(&mut requests);
         }
@@ -617,17 +644,31 @@ async fn read_loop<R: MessageReader>(
     cut_short
 }
 
+/// What serving a message came to.
+enum Served {
+    /// The router's reply, if any.
+    Reply(Option<String>),
+    /// A lone notification, not run: it goes to the notifications' queue.
+    Notification(Bytes),
+    /// A lone response, for the call it answers.
+    Response(Bytes),
+}
+
 /// Serves `request` once the notifications before it have run (`settled`).
 fn serve(
     settled: impl Future<Output = ()> + Send + 'static,
     setup: &Setup,
     context: &Arc<Context>,
     request: Bytes,
-) -> impl Future<Output = Option<String>> + Send + 'static {
+) -> impl Future<Output = Served> + Send + 'static {
     let (router, context) = (setup.router.clone(), context.clone());
     async move {
         settled.await;
-        router.handle_with(&request, &context).await
+        match router.handle_from_peer(&request, &context).await {
+            FromPeer::Reply(reply) => Served::Reply(reply),
+            FromPeer::Notification => Served::Notification(request),
+            FromPeer::Response => Served::Response(request),
+        }
     }
 }
 
@@ -641,26 +682,29 @@ struct Running<'a, F> {
 
 impl<F> Running<'_, Pin<Box<F>>>
 where
-    F: Future<Output = Option<String>> + Send + 'static,
+    F: Future<Output = Served> + Send + 'static,
 {
     /// Polls the call right here first (on a current-thread runtime): most
     /// calls finish without waiting, and their replies go straight to the
     /// writer; a task of their own would add a spawn, a trip through the
     /// scheduler and a trip through the outbox. A call that waits becomes a
-    /// task of the connection.
-    async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) {
+    /// task of the connection. Returns a notification or a response the
+    /// router left to the connection (they never wait).
+    async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) -> Option<Served> {
         let mut call = self.call;
         match poll_once(call.as_mut()).await {
-            Poll::Ready(Some(reply)) => replies.push(reply, self.permit),
-            Poll::Ready(None) => {}
+            Poll::Ready(Served::Reply(Some(reply))) => replies.push(reply, self.permit),
+            Poll::Ready(Served::Reply(None)) => {}
+            Poll::Ready(unserved) => return Some(unserved),
             Poll::Pending => Running { call, ..self }.spawn(requests),
         }
+        None
     }
 }
 
 impl<'a, F> Running<'a, F>
 where
-    F: Future<Output = Option<String>> + Send + 'static,
+    F: Future<Output = Served> + Send + 'static,
 {
     /// The call in a box, where it can be polled and still move to a task.
     /// Boxed before [`inline`](Running::inline) awaits anything, so the
@@ -685,7 +729,9 @@ where
         } = self;
         let outbox = outbox.clone();
         requests.spawn(async move {
-            if let Some(reply) = call.await {
+            // Only a request's reply: a lone notification or response goes
+            // through `inline`, or is sorted out before the router.
+            if let Served::Reply(Some(reply)) = call.await {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);

@@ -77,6 +77,8 @@ impl<F: Future> Rare<F> {
     }
 }
 
+// Used by the connection engine only (WebSocket and streams).
+#[cfg(feature = "duplex")]
 impl<F: Future> Rare<F> {
     /// A handle that marks this future to be polled at its next poll without
     /// waking the task: for a [`Rare`] that the task polls later in the same
@@ -94,8 +96,10 @@ impl<F: Future> Rare<F> {
 }
 
 /// Marks a [`Rare`] to be polled at its next poll (see [`Rare::nudge`]).
+#[cfg(feature = "duplex")]
 pub(crate) struct Nudge(Arc<Flag>);
 
+#[cfg(feature = "duplex")]
 impl Nudge {
     pub(crate) fn nudge(&self) {
         self.0.woken.store(true, Ordering::Release);

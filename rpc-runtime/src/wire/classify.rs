@@ -23,12 +23,21 @@ pub(crate) enum Incoming<'a> {
     },
 }
 
+/// Whether `message` is a single object (a request, a notification or a
+/// response), not a batch or something invalid.
+pub(crate) fn is_object(message: &[u8]) -> bool {
+    first_byte(message) == Some(&b'{')
+}
+
+fn first_byte(message: &[u8]) -> Option<&u8> {
+    message.iter().find(|b| !b.is_ascii_whitespace())
+}
+
 /// Classifies `message`. A response carries `result` or `error` and no
 /// `method`; a batch is sorted entry by entry, so that neither a request nor
 /// a response in it is lost.
 pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
-    let first = message.iter().find(|b| !b.is_ascii_whitespace());
-    match first {
+    match first_byte(message) {
         // Requests and notifications, nearly everything a server receives,
         // are told apart by the scanner; responses are read by serde, which
         // also checks that they are JSON before they are handed over.
@@ -91,8 +100,10 @@ impl Shape {
         self.outcome && !self.method
     }
 
+    /// A `method` and no `id`, as the router reads it: whatever else it
+    /// has, the router would run it without a reply.
     fn is_notification(&self) -> bool {
-        self.method && !self.id && !self.outcome
+        self.method && !self.id
     }
 
     fn saw(&mut self, name: &[u8]) {

@@ -7,7 +7,7 @@ mod request;
 mod response;
 
 #[cfg(feature = "duplex")]
-pub(crate) use classify::{Incoming, classify};
+pub(crate) use classify::{Incoming, classify, is_object};
 pub use id::Id;
 pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};

@@ -50,6 +50,10 @@ pub(crate) enum Entry<'a> {
         /// The id, when it could be read; the `-32600` reply echoes it.
         id: Option<Id<'a>>,
         reason: &'static str,
+        /// It has `result` or `error` and no `method`: a response, which a
+        /// two-way connection hands to the call it answers instead.
+        #[cfg_attr(not(feature = "duplex"), allow(dead_code))]
+        response: bool,
     },
 }
 
@@ -208,6 +212,7 @@ fn entry_from_raw(raw: &RawValue) -> Result<Entry<'_>, serde_json::Error> {
         Ok(Entry::Invalid {
             id: None,
             reason: NOT_AN_OBJECT,
+            response: false,
         })
     }
 }
@@ -312,12 +317,14 @@ impl<'de> Visitor<'de> for EntryVisitor {
     visit_scalars!(Entry::Invalid {
         id: None,
         reason: NOT_AN_OBJECT,
+        response: false,
     });
 
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
         Ok(Entry::Invalid {
             id: None,
             reason: NOT_AN_OBJECT,
+            response: false,
         })
     }
 
@@ -338,6 +345,8 @@ struct Members<'de> {
     method: Option<MethodName<'de>>,
     params: Option<&'de RawValue>,
     id: Option<&'de RawValue>,
+    /// Whether `result` or `error` is there.
+    outcome: bool,
     duplicate: Option<&'static str>,
 }
 
@@ -360,6 +369,11 @@ impl<'de> Members<'de> {
             Member::Method => set_once(&mut self.method, map.next_value()?),
             Member::Params => set_once(&mut self.params, map.next_value()?),
             Member::Id => set_once(&mut self.id, map.next_value()?),
+            Member::Outcome => {
+                self.outcome = true;
+                map.next_value::<IgnoredAny>()?;
+                false
+            }
             Member::Other => {
                 map.next_value::<IgnoredAny>()?;
                 false
@@ -375,9 +389,11 @@ impl<'de> Members<'de> {
     fn into_entry(self) -> Entry<'de> {
         let id = self.id.map(Id::new);
         let readable_id = id.flatten().filter(|_| self.duplicate.is_none());
+        let response = self.outcome && self.method.is_none();
         let invalid = |reason| Entry::Invalid {
             id: readable_id,
             reason,
+            response,
         };
         if let Some(reason) = self.duplicate {
             return invalid(reason);
@@ -429,6 +445,8 @@ enum Member {
     Method,
     Params,
     Id,
+    /// `result` or `error`: the members of a response.
+    Outcome,
     Other,
 }
 
@@ -453,6 +471,7 @@ impl Visitor<'_> for MemberVisitor {
             "method" => Member::Method,
             "params" => Member::Params,
             "id" => Member::Id,
+            "result" | "error" => Member::Outcome,
             _ => Member::Other,
         })
     }
