@@ -99,7 +99,9 @@ impl Context {
 
     /// The connection the request came on, on two-way transports (WebSocket,
     /// TCP, stdio): a handle to send notifications and requests back to the
-    /// peer, for example through a generated client.
+    /// peer, for example through a generated client. What a handler sends
+    /// before it returns reaches the peer before its reply: progress
+    /// notifications arrive before the result.
     #[cfg(feature = "duplex")]
     pub fn connection(&self) -> Option<&crate::transport::Connection> {
         self.connection.as_ref()

@@ -8,7 +8,8 @@
 //! directly and keeps its place among the `max_in_flight` until the reply is
 //! written; a request that has to wait runs as a task and queues its reply
 //! in a bounded queue. Either way a peer that stops reading its replies
-//! stops being read from: memory stays bounded.
+//! stops being read from: memory stays bounded, and what a handler sent
+//! the peer before it returned goes out before its reply.
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
