@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -677,7 +677,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     let (handle, addr) = serve(Limits::default()).await;
     // A client that does not wait for the `101`: the handshake and its first
     // two messages in one write, so the server reads them all at once.
-    let mut bytes = HANDSHAKE.to_vec();
+    let mut bytes = common::WS_HANDSHAKE.to_vec();
     for id in [1, 2] {
         let text =
             format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,{id}],"id":{id}}}"#);
@@ -687,7 +687,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     }
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     tcp.write_all(&bytes).await.unwrap();
-    let head = read_head(&mut tcp).await;
+    let head = common::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     let mut ws = WebSocketStream::from_raw_socket(tcp, Role::Client, None).await;
     let mut replies = Vec::new();
@@ -710,16 +710,11 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     assert!(handle.shutdown().await);
 }
 
-/// A client's handshake, with RFC 6455's example key.
-const HANDSHAKE: &[u8] =
-    b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-
 /// A TCP connection after a successful handshake written by hand.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(HANDSHAKE).await.unwrap();
-    let head = read_head(&mut tcp).await;
+    tcp.write_all(common::WS_HANDSHAKE).await.unwrap();
+    let head = common::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     // RFC 6455's own example of the key and its accept value.
     assert!(
@@ -728,19 +723,6 @@ async fn handshake(addr: SocketAddr) -> TcpStream {
         "{head}"
     );
     tcp
-}
-
-/// An HTTP response's head, read byte by byte so nothing after it is consumed.
-async fn read_head(tcp: &mut TcpStream) -> String {
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let byte = tokio::time::timeout(PATIENCE, tcp.read_u8())
-            .await
-            .expect("a response in time")
-            .expect("a response head");
-        head.push(byte);
-    }
-    String::from_utf8(head).unwrap()
 }
 
 #[tokio::test]
@@ -752,7 +734,7 @@ async fn bad_handshakes_are_refused() {
             "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n{headers}\r\n"
         );
         tcp.write_all(request.as_bytes()).await.unwrap();
-        read_head(&mut tcp).await
+        common::read_head(&mut tcp).await
     };
     let old =
         attempt("Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n")

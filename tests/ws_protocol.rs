@@ -57,31 +57,13 @@ async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
 // ---------------------------------------------------------------------------
 // The handshake, written by hand.
 
-/// A client's handshake, with RFC 6455's example key.
-const HANDSHAKE: &[u8] =
-    b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-
 /// A TCP connection after a successful handshake.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(HANDSHAKE).await.unwrap();
-    let head = read_head(&mut tcp).await;
+    tcp.write_all(common::WS_HANDSHAKE).await.unwrap();
+    let head = common::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     tcp
-}
-
-/// An HTTP response's head, read byte by byte so no frame is consumed.
-async fn read_head(tcp: &mut TcpStream) -> String {
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let byte = tokio::time::timeout(PATIENCE, tcp.read_u8())
-            .await
-            .expect("a response in time")
-            .expect("a response head");
-        head.push(byte);
-    }
-    String::from_utf8(head).unwrap()
 }
 
 // ---------------------------------------------------------------------------
