@@ -161,6 +161,7 @@ impl Router {
         }
     }
 
+    /// Runs one entry: its handler, started in place, guarded if it waits.
     async fn handle_entry<'a>(&'a self, entry: &Entry<'a>, context: &'a Context) -> Option<String> {
         let mut slot = pin!(HandlerSlot::new());
         // Ready at once: polled once, with the task's context.
@@ -171,6 +172,7 @@ impl Router {
         }
     }
 
+    /// Runs a batch's entries concurrently and joins their replies.
     async fn handle_batch<'a>(
         &'a self,
         entries: &[Entry<'a>],
@@ -285,7 +287,6 @@ impl Router {
 
 /// What [`Router::handle_from_peer`] did with a message.
 #[cfg(feature = "duplex")]
-#[derive(Debug, PartialEq)]
 pub(crate) enum FromPeer {
     /// Handled: the reply, if any.
     Reply(Option<String>),

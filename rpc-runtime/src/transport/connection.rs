@@ -470,9 +470,10 @@ where
         let finished = Finished::new();
         // Each side is polled only when it was woken: a reply queued for the
         // writer must not make the reader try another read (a read is not
-        // free: tungstenite, under the WebSocket client, fills its buffer). The writer is polled after
-        // the reader in every pass, so a reply the reader hands it directly
-        // is written in the same pass, without waking the task again.
+        // free: under the WebSocket client, tungstenite fills its buffer).
+        // The writer is polled after the reader in every pass, so a reply
+        // the reader hands it directly is written in the same pass, without
+        // waking the task again.
         let writing = Rare::new(write_loop(
             writer,
             outbox_rx,
