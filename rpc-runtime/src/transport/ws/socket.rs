@@ -154,19 +154,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
             return Poll::Ready(Ok(Inbound::Closed));
         }
         loop {
-            if !self.writer_waiting && self.written < self.output.len() {
-                // A pong or a close echo: sent now if the socket takes it,
-                // else the socket wakes this reader when it can.
-                if let Poll::Ready(Err(err)) = self.poll_send(cx) {
-                    return Poll::Ready(Err(err));
-                }
+            if let Poll::Ready(Err(err)) = self.poll_send_queued(cx) {
+                return Poll::Ready(Err(err));
             }
             match self.next_frame() {
                 Ok(Step::Inbound(Inbound::Closed)) => {
                     // The echo goes out now, not after the requests in flight.
-                    if !self.writer_waiting {
-                        let _ = self.poll_send(cx);
-                    }
+                    let _ = self.poll_send_queued(cx);
                     return Poll::Ready(Ok(Inbound::Closed));
                 }
                 Ok(Step::Inbound(inbound)) => return Poll::Ready(Ok(inbound)),
@@ -291,6 +285,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         self.output.clear();
         self.output.shrink_to(KEPT_BUFFER);
         Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    /// Sends what the reader queued (a pong, a close echo) if the socket
+    /// takes it, else the socket wakes the reader when it can; left to the
+    /// writer when it waits on the socket, as it sends all of `output`.
+    fn poll_send_queued(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.writer_waiting || self.written == self.output.len() {
+            return Poll::Ready(Ok(()));
+        }
+        self.poll_send(cx)
     }
 
     /// The writer's flush.
