@@ -20,17 +20,18 @@ use std::ops::Range;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::runtime::RuntimeFlavor;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::in_flight::{InFlight, Slot};
 use super::rare::{self, Nudge, Rare, poll_once};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
@@ -520,7 +521,7 @@ async fn read_loop<R: MessageReader>(
     replies: Replies<'_>,
 ) -> bool {
     let mut cut_short = true;
-    let in_flight = Arc::new(Semaphore::new(setup.max_in_flight));
+    let in_flight = InFlight::new(setup.max_in_flight);
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
@@ -550,7 +551,7 @@ async fn read_loop<R: MessageReader>(
                 continue;
             }
             // Idle: close only if nothing is going on.
-            None if idle(&in_flight, setup, shared) && order.is_settled() => {
+            None if idle(&in_flight, shared) && order.is_settled() => {
                 cut_short = false;
                 break;
             }
@@ -568,12 +569,12 @@ async fn read_loop<R: MessageReader>(
         idle_timer.touch();
         // A lone object that could only be for the router or dropped (no
         // call of ours waits for a response, nothing is queued before it,
-        // a permit is free) goes straight to the router, which tells a
+        // a slot is free) goes straight to the router, which tells a
         // notification or a response from a request as it parses: nearly
         // every message a server gets. The rest are sorted first.
         let direct = inline
             && order.is_settled()
-            && in_flight.available_permits() > 0
+            && in_flight.has_free()
             && wire::is_object(&message)
             && lock(&shared.pending).is_empty();
         let request = if direct {
@@ -603,19 +604,18 @@ async fn read_loop<R: MessageReader>(
                 }
             }
         };
-        // A permit is nearly always free: waiting for one is the slow path.
-        let permit = match in_flight.clone().try_acquire_owned() {
-            Ok(permit) => Ok(permit),
-            Err(_) => tokio::select! {
+        // A slot is nearly always free: waiting for one is the slow path.
+        let slot = match in_flight.try_take() {
+            Some(slot) => slot,
+            None => tokio::select! {
                 biased;
                 () = &mut closing => break,
-                permit = in_flight.clone().acquire_owned() => permit,
+                slot = in_flight.take() => slot,
             },
         };
-        let Ok(permit) = permit else { break };
         let running = Running {
             call: serve(order.settled(), setup, &context, request),
-            permit,
+            slot,
             outbox: &shared.outbox,
         };
         if inline {
@@ -641,7 +641,7 @@ async fn read_loop<R: MessageReader>(
     // Let the notifications and requests in flight finish and queue their
     // replies, then close.
     order.finish().await;
-    let _ = in_flight.acquire_many(setup.max_in_flight as u32).await;
+    in_flight.all_back().await;
     shared.closing.cancel();
     cut_short
 }
@@ -674,11 +674,11 @@ fn serve(
     }
 }
 
-/// A request's call, about to start, with the in-flight permit it holds
+/// A request's call, about to start, with the in-flight slot it holds
 /// until its reply is handed to the writer.
 struct Running<'a, F> {
     call: F,
-    permit: OwnedSemaphorePermit,
+    slot: Slot,
     outbox: &'a mpsc::Sender<String>,
 }
 
@@ -695,7 +695,7 @@ where
     async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) -> Option<Served> {
         let mut call = self.call;
         match poll_once(call.as_mut()).await {
-            Poll::Ready(Served::Reply(Some(reply))) => replies.push(reply, self.permit),
+            Poll::Ready(Served::Reply(Some(reply))) => replies.push(reply, self.slot),
             Poll::Ready(Served::Reply(None)) => {}
             Poll::Ready(unserved) => return Some(unserved),
             Poll::Pending => Running { call, ..self }.spawn(requests),
@@ -715,7 +715,7 @@ where
     fn boxed(self) -> Running<'a, Pin<Box<F>>> {
         Running {
             call: Box::pin(self.call),
-            permit: self.permit,
+            slot: self.slot,
             outbox: self.outbox,
         }
     }
@@ -724,11 +724,7 @@ where
     /// runtime, it can run on another worker while this one reads on); its
     /// reply goes through the outbox.
     fn spawn(self, requests: &mut JoinSet<()>) {
-        let Running {
-            call,
-            permit,
-            outbox,
-        } = self;
+        let Running { call, slot, outbox } = self;
         let outbox = outbox.clone();
         requests.spawn(async move {
             // Only a request's reply: a lone notification or response goes
@@ -736,7 +732,7 @@ where
             if let Served::Reply(Some(reply)) = call.await {
                 let _ = outbox.send(reply).await;
             }
-            drop(permit);
+            drop(slot);
         });
     }
 }
@@ -903,8 +899,8 @@ impl IdleTimer {
     }
 }
 
-fn idle(in_flight: &Semaphore, setup: &Setup, shared: &Shared) -> bool {
-    in_flight.available_permits() == setup.max_in_flight && lock(&shared.pending).is_empty()
+fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
+    in_flight.is_idle() && lock(&shared.pending).is_empty()
 }
 
 /// The text of a batch of `entries`.
@@ -956,10 +952,14 @@ async fn write_loop<W: MessageWriter>(
     shared: &Shared,
     timeout: Option<Duration>,
 ) -> bool {
-    let mut queues = Queues { outbox, finished };
+    let mut queues = Queues {
+        outbox,
+        armed: None,
+        finished,
+    };
     let clean = write_all(writer, &mut queues, shared, timeout).await;
     // Nothing more is written: replies handed over from now on are dropped
-    // at once, with their permits.
+    // at once, with their slots.
     finished.close();
     clean
 }
@@ -1001,7 +1001,7 @@ where
     let Some(timeout) = timeout else {
         return write.await;
     };
-    rare::timeout(timeout, write).await.unwrap_or_else(|_| {
+    rare::timeout(timeout, write).await.unwrap_or_else(|| {
         Err(io::Error::new(
             io::ErrorKind::TimedOut,
             "the peer read nothing within the write timeout",
@@ -1025,12 +1025,12 @@ async fn write_batch<W: MessageWriter>(
 
 /// Replies of requests that finished as they were read, handed from the
 /// reader to the writer without a channel (see [`Running::inline`]). Each
-/// keeps its request's in-flight permit until it is written: the reader
+/// keeps its request's in-flight slot until it is written: the reader
 /// reads no more requests than the writer can take, so a peer that does not
 /// read its replies stops being read from.
 struct Finished {
     /// `None` once the writer has stopped.
-    replies: Mutex<Option<VecDeque<(String, OwnedSemaphorePermit)>>>,
+    replies: Mutex<Option<VecDeque<(String, Slot)>>>,
 }
 
 impl Finished {
@@ -1041,16 +1041,13 @@ impl Finished {
     }
 
     fn pop(&self) -> Option<Outgoing> {
-        let (text, permit) = lock(&self.replies).as_mut()?.pop_front()?;
-        Some(Outgoing::Finished {
-            text,
-            _permit: permit,
-        })
+        let (text, slot) = lock(&self.replies).as_mut()?.pop_front()?;
+        Some(Outgoing::Finished { text, _slot: slot })
     }
 
     /// Drops what is queued and whatever comes later.
     fn close(&self) {
-        // Taken out first: the permits are released outside the lock.
+        // Taken out first: the slots are released outside the lock.
         let dropped = lock(&self.replies).take();
         drop(dropped);
     }
@@ -1064,18 +1061,18 @@ struct Replies<'a> {
 }
 
 impl Replies<'_> {
-    fn push(&self, reply: String, permit: OwnedSemaphorePermit) {
+    fn push(&self, reply: String, slot: Slot) {
         let mut replies = lock(&self.finished.replies);
         match replies.as_mut() {
             Some(queue) => {
-                queue.push_back((reply, permit));
+                queue.push_back((reply, slot));
                 self.writer.nudge();
             }
             // The writer has stopped: the reply is dropped, as a reply sent
             // into a closed outbox is.
             None => {
                 drop(replies);
-                drop(permit);
+                drop(slot);
             }
         }
     }
@@ -1086,6 +1083,9 @@ struct Queues<'a> {
     /// Messages of any kind: requests and notifications to the peer, replies
     /// of requests that ran as tasks.
     outbox: mpsc::Receiver<String>,
+    /// The waker the outbox holds, if it still holds one: it gives it up
+    /// (and wakes it) at the next message sent.
+    armed: Option<Waker>,
     finished: &'a Finished,
 }
 
@@ -1094,7 +1094,7 @@ enum Outgoing {
     Finished {
         text: String,
         /// Released once the reply is written.
-        _permit: OwnedSemaphorePermit,
+        _slot: Slot,
     },
     Queued(String),
 }
@@ -1117,8 +1117,21 @@ impl Queues<'_> {
             if let Some(next) = self.try_next() {
                 return Poll::Ready(Some(next));
             }
-            if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
-                return Poll::Ready(Some(Outgoing::Queued(message)));
+            // Waiting on the outbox costs a lock-free handshake and a
+            // waker registration; when the outbox still holds this waker
+            // (no message came since), there is nothing to register.
+            if !self
+                .armed
+                .as_ref()
+                .is_some_and(|armed| armed.will_wake(cx.waker()))
+            {
+                // Out of budget, the outbox returns `Pending` without taking
+                // the waker: it is not armed then.
+                let registers = tokio::task::coop::has_budget_remaining();
+                if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
+                    return Poll::Ready(Some(Outgoing::Queued(message)));
+                }
+                self.armed = registers.then(|| cx.waker().clone());
             }
             Pin::new(&mut *closing).poll(cx).map(|()| None)
         })
@@ -1132,10 +1145,13 @@ impl Queues<'_> {
     fn try_next(&mut self) -> Option<Outgoing> {
         // Checked before it is read: an empty outbox is the common case,
         // and `is_empty` is the cheapest way to find it so.
-        if !self.outbox.is_empty()
-            && let Ok(message) = self.outbox.try_recv()
-        {
-            return Some(Outgoing::Queued(message));
+        if !self.outbox.is_empty() {
+            // A message was sent: the outbox has woken (and let go of) the
+            // waker it held.
+            self.armed = None;
+            if let Ok(message) = self.outbox.try_recv() {
+                return Some(Outgoing::Queued(message));
+            }
         }
         self.finished.pop()
     }

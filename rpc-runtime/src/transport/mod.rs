@@ -16,6 +16,8 @@
 mod connection;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "duplex")]
+mod in_flight;
 mod limits;
 mod rare;
 mod server;

@@ -418,10 +418,10 @@ impl Shared {
         let (parts, body) = request.into_parts();
         let body = Limited::new(body, limit).collect();
         let body = match rare::timeout(self.limits.body_wait(), body).await {
-            Ok(Ok(body)) => body.to_bytes(),
-            Err(_) => return body_timed_out(),
-            Ok(Err(err)) if err.is::<LengthLimitError>() => return too_large(),
-            Ok(Err(err)) => {
+            Some(Ok(body)) => body.to_bytes(),
+            None => return body_timed_out(),
+            Some(Err(err)) if err.is::<LengthLimitError>() => return too_large(),
+            Some(Err(err)) => {
                 tracing::debug!(%err, "could not read an HTTP request body");
                 return plain(
                     StatusCode::BAD_REQUEST,

