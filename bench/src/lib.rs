@@ -6,6 +6,7 @@
 //! See `BENCHMARKS.md` at the repository root for what is measured and how.
 
 pub mod api;
+pub mod cgroup;
 pub mod exec;
 pub mod floor;
 pub mod harness;
