@@ -21,7 +21,8 @@
 //!        [--ws-client raw|tungstenite]
 //! ```
 //!
-//! `bench/run.sh` builds everything and calls this.
+//! `bench/run.sh` builds everything and calls this. For a steadier ratio of
+//! two servers' CPU per request, measured at the same time, see `paired`.
 
 use std::io::BufRead;
 use std::path::Path;
