@@ -21,164 +21,53 @@
 //!        [--ws-client raw|tungstenite]
 //! ```
 //!
-//! `bench/run.sh` builds everything and calls this.
+//! `bench/run.sh` builds everything and calls this. For a steadier ratio of
+//! two servers' CPU per request, measured at the same time, see `paired`.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::io::BufRead;
+use std::path::Path;
+use std::process::ChildStdin;
 
+use typed_rpc_bench::harness::{
+    self, LOADGEN_CPU, LoadResult, LoadSettings, SERVER_CPU, ServerSpec, median,
+};
 use typed_rpc_bench::procstat;
-
-const SERVER_CPU: &str = "0";
-const LOADGEN_CPU: &str = "1";
-
-/// A server under test: how to start it and where it listens.
-struct ServerSpec {
-    name: &'static str,
-    /// The binary (in the same directory as this runner).
-    bin: &'static str,
-    args: Vec<&'static str>,
-    http_url: &'static str,
-    ws_url: &'static str,
-}
-
-fn servers() -> Vec<ServerSpec> {
-    vec![
-        ServerSpec {
-            name: "floor",
-            bin: "server_floor",
-            args: vec!["--http", "127.0.0.1:9101", "--ws", "127.0.0.1:9102"],
-            http_url: "http://127.0.0.1:9101/",
-            ws_url: "ws://127.0.0.1:9102/",
-        },
-        ServerSpec {
-            name: "jsonrpsee",
-            bin: "server_jsonrpsee",
-            args: vec!["--addr", "127.0.0.1:9201"],
-            http_url: "http://127.0.0.1:9201/",
-            ws_url: "ws://127.0.0.1:9201/",
-        },
-        ServerSpec {
-            name: "typed-rpc",
-            bin: "server_ours",
-            args: vec!["--addr", "127.0.0.1:9301"],
-            http_url: "http://127.0.0.1:9301/",
-            ws_url: "ws://127.0.0.1:9301/",
-        },
-    ]
-}
 
 struct Args {
     runs: usize,
-    duration: String,
-    warmup: String,
+    load: LoadSettings,
     conns: Vec<u64>,
     idle: u64,
     servers: Option<Vec<String>>,
     transports: Vec<String>,
-    client: String,
-    ws_client: String,
 }
 
 fn parse_args() -> Args {
     let mut args = Args {
         runs: 5,
-        duration: "5".to_owned(),
-        warmup: "1".to_owned(),
+        load: LoadSettings::new("5", "1"),
         conns: vec![1, 16, 64],
         idle: 1000,
         servers: None,
         transports: vec!["http".to_owned(), "ws".to_owned()],
-        client: "raw".to_owned(),
-        ws_client: "raw".to_owned(),
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
-        let list = || value.split(',').map(str::to_owned).collect::<Vec<_>>();
+    let pairs = harness::flag_pairs(std::env::args().skip(1)).unwrap_or_else(|err| panic!("{err}"));
+    for (flag, value) in pairs {
+        if args.load.set(&flag, &value) {
+            continue;
+        }
         match flag.as_str() {
             "--runs" => args.runs = value.parse().expect("a number of runs"),
-            "--duration" => args.duration = value.clone(),
-            "--warmup" => args.warmup = value.clone(),
             "--conns" => {
-                args.conns = list()
-                    .iter()
-                    .map(|c| c.parse().expect("a connection count"))
-                    .collect()
+                args.conns = harness::parse_conns(&value).unwrap_or_else(|err| panic!("{err}"))
             }
             "--idle" => args.idle = value.parse().expect("a connection count"),
-            "--servers" => args.servers = Some(list()),
-            "--transports" => args.transports = list(),
-            "--client" => args.client = value.clone(),
-            "--ws-client" => args.ws_client = value.clone(),
+            "--servers" => args.servers = Some(harness::list(&value)),
+            "--transports" => args.transports = harness::list(&value),
             other => panic!("unknown argument {other}"),
         }
     }
     args
-}
-
-fn bin_dir() -> PathBuf {
-    std::env::current_exe()
-        .expect("the runner's path")
-        .parent()
-        .expect("a directory")
-        .to_owned()
-}
-
-/// A server process, killed on drop.
-struct Running {
-    child: Child,
-}
-
-impl Running {
-    fn pid(&self) -> String {
-        self.child.id().to_string()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(dir: &Path, bin: &str, args: &[&str], wait_for: &str) -> Running {
-    let child = Command::new("taskset")
-        .args(["-c", SERVER_CPU])
-        .arg(dir.join(bin))
-        .args(args)
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start the server with taskset");
-    let running = Running { child };
-    let addr = wait_for
-        .split("://")
-        .nth(1)
-        .unwrap_or(wait_for)
-        .trim_end_matches('/');
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "{bin} did not listen on {addr}");
-        sleep(Duration::from_millis(20));
-    }
-    running
-}
-
-fn loadgen(dir: &Path, args: &[String]) -> (Child, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new("taskset")
-        .args(["-c", LOADGEN_CPU])
-        .arg(dir.join("loadgen"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start the load generator with taskset");
-    let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-    (child, stdout)
 }
 
 /// One measured run.
@@ -197,78 +86,36 @@ struct Row {
     loadgen_cpu_pct: f64,
 }
 
-fn field(line: &str, key: &str) -> f64 {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
-}
-
 fn measure(
     dir: &Path,
-    server: &Running,
+    server: &harness::Running,
     url: &str,
     conns: u64,
     args: &Args,
 ) -> Result<Row, String> {
     let pid = server.pid();
-    let (mut child, stdout) = loadgen(
-        dir,
-        &[
-            "--url".into(),
-            url.into(),
-            "-c".into(),
-            conns.to_string(),
-            "-d".into(),
-            args.duration.clone(),
-            "--warmup".into(),
-            args.warmup.clone(),
-            "--client".into(),
-            args.client.clone(),
-            "--ws-client".into(),
-            args.ws_client.clone(),
-        ],
-    );
-    let mut cpu_start = None;
-    let mut cpu_used = None;
-    let mut result = None;
-    for line in stdout.lines() {
-        let line = line.map_err(|e| e.to_string())?;
-        match line.as_str() {
-            "START" => cpu_start = Some((procstat::cpu_micros(&pid), Instant::now())),
-            "END" => {
-                if let Some((Some(c0), t0)) = cpu_start {
-                    let c1 = procstat::cpu_micros(&pid).unwrap_or(c0);
-                    cpu_used = Some((c1 - c0, t0.elapsed()));
-                }
-            }
-            l if l.starts_with("RESULT ") => result = Some(line.clone()),
-            _ => {}
-        }
-    }
-    let status = child.wait().map_err(|e| e.to_string())?;
-    let result = result.ok_or(format!("the load generator failed: {status}"))?;
-    let (cpu_us, wall) = cpu_used.ok_or("no START/END from the load generator")?;
-    let requests = field(&result, "requests");
-    let window = field(&result, "window_s");
+    let window =
+        harness::measure_window(dir, &args.load, url, conns, || procstat::cpu_micros(&pid))?;
+    let result = LoadResult::parse(&window.result);
     Ok(Row {
         conns,
-        rps: field(&result, "rps"),
-        p50: field(&result, "p50_us"),
-        p99: field(&result, "p99_us"),
-        errors: field(&result, "errors") as u64,
-        server_cpu_us_per_req: cpu_us as f64 / requests,
-        server_cpu_pct: 100.0 * cpu_us as f64 / wall.as_micros() as f64,
-        loadgen_cpu_pct: 100.0 * field(&result, "cpu_us") / (window * 1e6),
+        rps: result.rps,
+        p50: result.p50_us,
+        p99: result.p99_us,
+        errors: result.errors,
+        server_cpu_us_per_req: window.server_cpu as f64 / result.requests,
+        server_cpu_pct: 100.0 * window.server_cpu as f64 / window.wall.as_micros() as f64,
+        loadgen_cpu_pct: result.loadgen_cpu_pct(),
         ..Row::default()
     })
 }
 
 /// RSS growth per idle WebSocket connection, in KiB.
 fn idle_ws(dir: &Path, spec: &ServerSpec, n: u64) -> Result<f64, String> {
-    let server = start_server(dir, spec.bin, &spec.args, spec.ws_url);
+    let server =
+        harness::start_server(dir, spec, spec.ws_url).unwrap_or_else(|err| panic!("{err}"));
     let pid = server.pid();
-    let (mut child, stdout) = loadgen(
+    let (mut child, stdout) = harness::spawn_loadgen(
         dir,
         &[
             "--url".into(),
@@ -276,7 +123,7 @@ fn idle_ws(dir: &Path, spec: &ServerSpec, n: u64) -> Result<f64, String> {
             "--idle".into(),
             n.to_string(),
         ],
-    );
+    )?;
     let stdin: Option<ChildStdin> = child.stdin.take();
     let mut before = None;
     let mut after = None;
@@ -301,8 +148,8 @@ fn idle_ws(dir: &Path, spec: &ServerSpec, n: u64) -> Result<f64, String> {
 
 fn main() {
     let args = parse_args();
-    let dir = bin_dir();
-    let specs: Vec<ServerSpec> = servers()
+    let dir = harness::bin_dir();
+    let specs: Vec<ServerSpec> = harness::servers()
         .into_iter()
         .filter(|spec| {
             args.servers
@@ -313,7 +160,7 @@ fn main() {
     println!(
         "# servers pinned to CPU {SERVER_CPU} (taskset -c {SERVER_CPU}), load generator to CPU {LOADGEN_CPU} (taskset -c {LOADGEN_CPU}); \
          {} runs, {}s measured after {}s warm-up per row; HTTP client: {}; WebSocket client: {}",
-        args.runs, args.duration, args.warmup, args.client, args.ws_client
+        args.runs, args.load.duration, args.load.warmup, args.load.client, args.load.ws_client
     );
     let mut rows = Vec::new();
     let mut peaks = Vec::new();
@@ -348,12 +195,8 @@ fn measure_server(
     run: usize,
     args: &Args,
 ) -> (Vec<Row>, u64) {
-    let url = if transport == "ws" {
-        spec.ws_url
-    } else {
-        spec.http_url
-    };
-    let server = start_server(dir, spec.bin, &spec.args, url);
+    let url = spec.url(transport);
+    let server = harness::start_server(dir, spec, url).unwrap_or_else(|err| panic!("{err}"));
     let mut rows = Vec::new();
     for &conns in &args.conns {
         eprintln!("# run {run}: {} {transport} C={conns}", spec.name);
@@ -369,16 +212,6 @@ fn measure_server(
     }
     let peak = procstat::status_kib(&server.pid(), "VmHWM").unwrap_or(0);
     (rows, peak)
-}
-
-/// The median of `values` (NaN when empty).
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => values[n / 2],
-        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
 }
 
 /// The rows of one server, transport and connection count, one per run.
@@ -429,11 +262,7 @@ fn ratio(a: &[&Row], b: &[&Row], f: fn(&Row) -> f64) -> String {
     if ratios.is_empty() {
         return "-".to_owned();
     }
-    let (lo, hi) = ratios
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
-            (lo.min(r), hi.max(r))
-        });
+    let (lo, hi) = harness::range(&ratios);
     format!("{:.2} ({lo:.2}-{hi:.2})", median(ratios))
 }
 
