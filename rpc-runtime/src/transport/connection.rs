@@ -531,15 +531,20 @@ async fn read_loop<R: MessageReader>(
     );
     let mut order = Order::default();
     // Made once and polled only when they fire: a message costs no timer
-    // and no cancellation check (see `Rare`).
-    let mut closing = Rare::new(shared.closing.clone().cancelled_owned());
-    let mut stopping = Rare::new(setup.stopping.clone().cancelled_owned());
+    // and no cancellation check (see `Rare`). The connection closing and the
+    // server stopping both end the reading: one `Rare` waits on both.
+    let (closing, stopping) = (shared.closing.clone(), setup.stopping.clone());
+    let mut done = Rare::new(async move {
+        tokio::select! {
+            () = closing.cancelled() => {}
+            () = stopping.cancelled() => {}
+        }
+    });
     let mut idle_timer = IdleTimer::new(setup.idle_timeout);
     loop {
         let read = tokio::select! {
             biased;
-            () = &mut closing => break,
-            () = &mut stopping => break,
+            () = &mut done => break,
             () = idle_timer.expired() => None,
             read = reader.read_message() => Some(read),
         };
@@ -609,7 +614,7 @@ async fn read_loop<R: MessageReader>(
             Some(slot) => slot,
             None => tokio::select! {
                 biased;
-                () = &mut closing => break,
+                () = &mut done => break,
                 slot = in_flight.take() => slot,
             },
         };
