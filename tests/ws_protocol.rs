@@ -176,6 +176,13 @@ async fn reply(tcp: &mut TcpStream) -> Value {
     serde_json::from_slice(&frame.payload).unwrap()
 }
 
+/// Sends `bytes`, the frames of one `subtract(42, 23)` request, and checks
+/// that the server answered it.
+async fn assert_subtracts(tcp: &mut TcpStream, bytes: &[u8]) {
+    send(tcp, bytes).await;
+    assert_eq!(reply(tcp).await["result"], 19);
+}
+
 /// The code of the close frame the server sends next.
 async fn close_code(tcp: &mut TcpStream) -> Option<u16> {
     read_frame(tcp).await.close_code()
@@ -206,8 +213,7 @@ async fn assert_ended(tcp: &mut TcpStream) {
 async fn a_masked_text_request_is_answered() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    send(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -220,8 +226,7 @@ async fn a_request_with_a_16_bit_length_is_answered() {
     assert!((126..=0xffff).contains(&padded.len()));
     let request = frame(FIN | TEXT, padded.as_bytes());
     assert_eq!(request[1], 0x80 | 126, "a 16-bit length");
-    send(&mut tcp, &request).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &request).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -254,8 +259,7 @@ async fn a_fragmented_text_message_is_served() {
         frame(FIN | CONTINUATION, third),
     ]
     .concat();
-    send(&mut tcp, &message).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &message).await;
 
     // Empty fragments count for nothing.
     let message = [
@@ -264,8 +268,7 @@ async fn a_fragmented_text_message_is_served() {
         frame(FIN | CONTINUATION, b""),
     ]
     .concat();
-    send(&mut tcp, &message).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &message).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -292,8 +295,7 @@ async fn a_ping_between_fragments_is_answered_and_the_message_still_served() {
         pong.fin && pong.opcode == PONG && pong.payload == b"between",
         "expected the ping's pong, got {pong:?}"
     );
-    send(&mut tcp, &frame(FIN | CONTINUATION, third)).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &frame(FIN | CONTINUATION, third)).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -313,8 +315,7 @@ async fn pings_up_to_125_bytes_are_answered_and_unsolicited_pongs_ignored() {
     }
     // A pong nobody asked for is allowed (section 5.5.3) and not answered.
     send(&mut tcp, &frame(FIN | PONG, b"heartbeat")).await;
-    send(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -375,8 +376,7 @@ async fn a_continuation_with_no_message_started_closes_with_1002() {
     }
     // Nor after a message has ended.
     let mut tcp = handshake(addr).await;
-    send(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
     send(&mut tcp, &frame(FIN | CONTINUATION, b" ")).await;
     assert_eq!(close_code(&mut tcp).await, Some(PROTOCOL_ERROR));
     drop(tcp);
@@ -503,8 +503,7 @@ async fn a_message_exactly_at_the_limit_in_fragments_is_served() {
         frame(FIN | CONTINUATION, third),
     ]
     .concat();
-    send(&mut tcp, &message).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &message).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -516,8 +515,7 @@ async fn a_message_exactly_at_the_limit_in_fragments_is_served() {
 async fn a_close_with_1000_and_a_reason_is_echoed_and_the_connection_ends() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    send(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
-    assert_eq!(reply(&mut tcp).await["result"], 19);
+    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
     send(
         &mut tcp,
         &frame(FIN | CLOSE, &close_payload(NORMAL, b"bye")),
