@@ -7,9 +7,10 @@
 #   bench/run.sh compile     compile cost of a 50-method API
 #   bench/run.sh all         all four
 #   bench/run.sh soak        sustained load on typed-rpc (soak.sh; CONNS, SECS)
+#   bench/run.sh paired      CPU per request, each server timed beside the floor (root)
 #
-# Extra arguments after the mode go to the runner (network) or to criterion
-# (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
+# Extra arguments after the mode go to the runner (network), to paired or
+# to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
 # Needs: taskset (util-linux) for the network table, valgrind for icount.
 # Run with nothing else of yours busy: the machine has 2 cores, and the
 # network table uses both (server on CPU 0, load generator on CPU 1).
@@ -21,6 +22,11 @@ mode=${1:-load}
 load() {
   cargo build --release --quiet --bins
   target/release/runner "$@"
+}
+
+paired() {
+  cargo build --release --quiet --bins
+  target/release/paired "$@"
 }
 
 inprocess() {
@@ -42,6 +48,7 @@ case "$mode" in
   icount) ./icount.sh "$@" ;;
   compile) ./compile_cost.sh ;;
   soak) ./soak.sh ;;
+  paired) paired "$@" ;;
   all)
     date -u
     inprocess
@@ -52,5 +59,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired)" >&2; exit 2 ;;
 esac
