@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::in_flight::{InFlight, Slot};
-use super::rare::{self, Nudge, Rare, poll_once};
+use super::rare::{self, Nudge, Rare};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -624,7 +624,14 @@ async fn read_loop<R: MessageReader>(
             outbox: &shared.outbox,
         };
         if inline {
-            match running.boxed().inline(&replies, &mut requests).await {
+            // Polled once with the task's context, in place: no future of
+            // its own for the first poll (see `Running::inline`).
+            let mut running = Some(running.boxed());
+            let unserved = std::future::poll_fn(|cx| {
+                let running = running.take().expect("polled once: it is ready at once");
+                Poll::Ready(running.inline(cx, &replies, &mut requests))
+            });
+            match unserved.await {
                 Some(Served::Notification(message)) => {
                     if !order.queue(message, setup, &context, shared).await {
                         break;
@@ -696,10 +703,18 @@ where
     /// writer; a task of their own would add a spawn, a trip through the
     /// scheduler and a trip through the outbox. A call that waits becomes a
     /// task of the connection. Returns a notification or a response the
-    /// router left to the connection (they never wait).
-    async fn inline(self, replies: &Replies<'_>, requests: &mut JoinSet<()>) -> Option<Served> {
+    /// router left to the connection (they never wait). A plain function
+    /// with the task's context rather than an `async fn`: no state machine
+    /// of its own in the read loop's future (measured: 69 instructions and
+    /// 20 instruction-cache misses per WebSocket message fewer).
+    fn inline(
+        self,
+        cx: &mut std::task::Context<'_>,
+        replies: &Replies<'_>,
+        requests: &mut JoinSet<()>,
+    ) -> Option<Served> {
         let mut call = self.call;
-        match poll_once(call.as_mut()).await {
+        match call.as_mut().poll(cx) {
             Poll::Ready(Served::Reply(Some(reply))) => replies.push(reply, self.slot),
             Poll::Ready(Served::Reply(None)) => {}
             Poll::Ready(unserved) => return Some(unserved),
@@ -714,9 +729,9 @@ where
     F: Future<Output = Served> + Send + 'static,
 {
     /// The call in a box, where it can be polled and still move to a task.
-    /// Boxed before [`inline`](Running::inline) awaits anything, so the
-    /// connection's own future holds a pointer to the call across its
-    /// awaits, not the call itself (hundreds of bytes per connection).
+    /// Boxed before the read loop awaits anything, so the connection's own
+    /// future holds a pointer to the call across its awaits, not the call
+    /// itself (hundreds of bytes per connection).
     fn boxed(self) -> Running<'a, Pin<Box<F>>> {
         Running {
             // Allocated first, then written: `Box::pin` made one more

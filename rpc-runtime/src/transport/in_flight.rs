@@ -135,18 +135,18 @@ mod tests {
         assert!(in_flight.is_idle());
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[tokio::test]
     async fn the_taker_wakes_when_a_slot_comes_back_from_another_thread() {
         let in_flight = InFlight::new(1);
         for _ in 0..200 {
             let slot = in_flight.try_take().expect("the slot");
-            let giver = tokio::spawn(async move {
-                tokio::task::yield_now().await;
+            let giver = std::thread::spawn(move || {
+                std::thread::yield_now();
                 drop(slot);
             });
             let taken = tokio::time::timeout(Duration::from_secs(5), in_flight.take()).await;
             let slot = taken.expect("woken when the slot came back");
-            giver.await.unwrap();
+            giver.join().unwrap();
             drop(slot);
             tokio::time::timeout(Duration::from_secs(5), in_flight.all_back())
                 .await

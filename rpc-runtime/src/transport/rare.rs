@@ -157,12 +157,6 @@ pub(crate) async fn timeout<F: Future>(wait: Duration, future: F) -> Option<F::O
     .await
 }
 
-/// Polls `future` once, with the task's context, and says what it gave.
-#[cfg(feature = "duplex")]
-pub(crate) async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Poll<F::Output> {
-    std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await
-}
-
 #[cfg(test)]
 mod tests {
     use std::future::Future;
