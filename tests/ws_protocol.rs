@@ -98,6 +98,17 @@ fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
     frame
 }
 
+/// One text message sent as three fragments holding `parts`.
+fn in_three_frames(parts: [&[u8]; 3]) -> Vec<u8> {
+    let [first, second, third] = parts;
+    [
+        frame(TEXT, first),
+        frame(CONTINUATION, second),
+        frame(FIN | CONTINUATION, third),
+    ]
+    .concat()
+}
+
 /// A close frame's payload: the code, then the reason.
 fn close_payload(code: u16, reason: &[u8]) -> Vec<u8> {
     let mut payload = code.to_be_bytes().to_vec();
@@ -253,21 +264,10 @@ async fn a_fragmented_text_message_is_served() {
     let mut tcp = handshake(addr).await;
     let (first, rest) = SUBTRACT.as_bytes().split_at(10);
     let (second, third) = rest.split_at(20);
-    let message = [
-        frame(TEXT, first),
-        frame(CONTINUATION, second),
-        frame(FIN | CONTINUATION, third),
-    ]
-    .concat();
-    assert_subtracts(&mut tcp, &message).await;
+    assert_subtracts(&mut tcp, &in_three_frames([first, second, third])).await;
 
     // Empty fragments count for nothing.
-    let message = [
-        frame(TEXT, b""),
-        frame(CONTINUATION, SUBTRACT.as_bytes()),
-        frame(FIN | CONTINUATION, b""),
-    ]
-    .concat();
+    let message = in_three_frames([b"", SUBTRACT.as_bytes(), b""]);
     assert_subtracts(&mut tcp, &message).await;
     drop(tcp);
     assert!(handle.shutdown().await);
@@ -497,13 +497,7 @@ async fn a_message_exactly_at_the_limit_in_fragments_is_served() {
     let fits = format!("{SUBTRACT}{}", " ".repeat(limit - SUBTRACT.len()));
     let (first, rest) = fits.as_bytes().split_at(400);
     let (second, third) = rest.split_at(400);
-    let message = [
-        frame(TEXT, first),
-        frame(CONTINUATION, second),
-        frame(FIN | CONTINUATION, third),
-    ]
-    .concat();
-    assert_subtracts(&mut tcp, &message).await;
+    assert_subtracts(&mut tcp, &in_three_frames([first, second, third])).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
