@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 
 use crate::transport::connection::{
-    self, Connection, Inbound, MessageReader, MessageWriter, Setup,
+    self, Connection, Inbound, MessageReader, MessageWriter, Setup, ViaWriter,
 };
 
 /// How long a closing end waits for its peer: for the peer's close frame
@@ -65,7 +65,7 @@ where
         sink: Some(sink),
         ending: ending.clone(),
     };
-    let (connection, driver) = connection::open(reader, writer, setup, true);
+    let (connection, driver) = connection::open(reader, writer, ViaWriter, setup, true);
     let session = async move {
         driver.await;
         ending.finish().await;

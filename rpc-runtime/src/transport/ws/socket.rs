@@ -8,7 +8,10 @@
 //! reader must answer (a pong, the echo of a close) go out through the same
 //! output buffer; the writer sends them with its next write, and the reader
 //! sends them itself when the writer is not waiting on the socket, so that
-//! each direction of the socket has one waker at a time.
+//! each direction of the socket has one waker at a time. A reply that
+//! finishes as its request is read goes out the same way when the writer
+//! has nothing unsent ([`DirectReply`]): most replies never reach the
+//! writer.
 
 use std::future::{Future, poll_fn};
 use std::io;
@@ -22,7 +25,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use super::frame::{self, Opcode, Violation};
-use crate::transport::connection::{self, Inbound, MessageReader, MessageWriter, Setup};
+use crate::transport::connection::{
+    self, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
+};
 
 /// How long a closing end waits for its peer: for the peer's close frame
 /// after sending its own, or, after a failure, for the peer to stop sending.
@@ -55,7 +60,8 @@ where
         socket: socket.clone(),
         stopping: stopping.clone(),
     };
-    let (_, driver) = connection::open(reader, writer, setup, false);
+    let direct = WsDirect(socket.clone());
+    let (_, driver) = connection::open(reader, writer, direct, setup, false);
     driver.await;
     let closing = poll_fn(|cx| lock(&socket).poll_finish(cx, &stopping));
     let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
@@ -85,6 +91,9 @@ struct Socket<S> {
     /// The writer waits for the socket to take `output`: it will send
     /// whatever the reader adds.
     writer_waiting: bool,
+    /// The last flush has not finished: `output` is sent but may still sit
+    /// in a layer below (a TLS stream under `HttpService`).
+    unflushed: bool,
     close_sent: bool,
     close_received: bool,
     /// The peer has ended its side of the connection.
@@ -139,6 +148,7 @@ impl<S> Socket<S> {
             written: 0,
             unsent_pongs: 0,
             writer_waiting: false,
+            unflushed: false,
             close_sent: false,
             close_received: false,
             eof: false,
@@ -284,17 +294,39 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
         self.unsent_pongs = 0;
         self.output.clear();
         self.output.shrink_to(KEPT_BUFFER);
-        Pin::new(&mut self.io).poll_flush(cx)
+        let flushed = Pin::new(&mut self.io).poll_flush(cx);
+        self.unflushed = flushed.is_pending();
+        flushed
     }
 
-    /// Sends what the reader queued (a pong, a close echo) if the socket
-    /// takes it, else the socket wakes the reader when it can; left to the
-    /// writer when it waits on the socket, as it sends all of `output`.
+    /// Whether everything queued has gone out.
+    fn all_sent(&self) -> bool {
+        self.written == self.output.len() && !self.unflushed
+    }
+
+    /// Sends what the reader queued (a pong, a close echo, a reply) if the
+    /// socket takes it, else the socket wakes the reader when it can; left
+    /// to the writer when it waits on the socket, as it sends all of
+    /// `output`.
     fn poll_send_queued(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.writer_waiting || self.written == self.output.len() {
+        if self.writer_waiting || self.all_sent() {
             return Poll::Ready(Ok(()));
         }
         self.poll_send(cx)
+    }
+
+    /// Sends a reply for the reader, as it sends a pong (see
+    /// [`DirectReply`]): only when nothing is unsent, so that the reply
+    /// overtakes nothing.
+    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> bool {
+        if self.close_sent || self.writer_waiting || !self.all_sent() {
+            return false;
+        }
+        frame::write(&mut self.output, Opcode::Text, reply.as_bytes());
+        // What the socket does not take now goes out as the reader reads on
+        // (or with the writer's next write); a failure shows at the next read.
+        let _ = self.poll_send(cx);
+        true
     }
 
     /// The writer's flush.
@@ -383,6 +415,18 @@ where
     }
 }
 
+/// The reader's way to send replies itself.
+struct WsDirect<S>(Arc<Mutex<Socket<S>>>);
+
+impl<S> DirectReply for WsDirect<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> bool {
+        lock(&self.0).try_reply(cx, reply)
+    }
+}
+
 /// The engine's writer: one text frame per message.
 struct WsWriter<S> {
     socket: Arc<Mutex<Socket<S>>>,
@@ -457,5 +501,47 @@ mod tests {
         assert!(received.chunks(102).all(pong));
         let answered = received.len() / 102;
         assert!(answered > 0 && answered < pings, "{answered} pongs");
+    }
+
+    #[tokio::test]
+    async fn a_reply_sent_by_the_reader_overtakes_nothing_and_goes_out_as_reading_goes_on() {
+        let (server_end, mut peer) = tokio::io::duplex(64);
+        let mut socket = Socket::new(server_end, &[], 1 << 20);
+        let first = "a".repeat(100);
+        // The pipe takes 64 of the frame's 102 bytes: the rest waits in the
+        // socket, and a second reply is left to the writer, behind it.
+        assert!(try_reply(&mut socket, &first).await);
+        assert!(!try_reply(&mut socket, "b").await);
+
+        let mut received = vec![0; 102];
+        let reading = async {
+            peer.read_exact(&mut received).await.unwrap();
+        };
+        // The reader, waiting for the peer's next frame, sends the rest.
+        tokio::select! {
+            () = reading => {}
+            read = poll_fn(|cx| socket.poll_message(cx)) => panic!("not a message: {read:?}"),
+        }
+        assert_eq!(received[..2], [0x81, 100]);
+        assert_eq!(received[2..], *first.as_bytes());
+        assert!(socket.all_sent());
+
+        // Nothing is unsent now: the next reply goes out at once.
+        assert!(try_reply(&mut socket, "c").await);
+        let mut next = [0; 3];
+        peer.read_exact(&mut next).await.unwrap();
+        assert_eq!(next, [0x81, 1, b'c']);
+
+        // A closing socket sends no more replies.
+        socket.queue_close(&CancellationToken::new());
+        poll_fn(|cx| socket.poll_send(cx)).await.unwrap();
+        assert!(!try_reply(&mut socket, "d").await);
+    }
+
+    async fn try_reply<S: AsyncRead + AsyncWrite + Unpin>(
+        socket: &mut Socket<S>,
+        reply: &str,
+    ) -> bool {
+        poll_fn(|cx| Poll::Ready(socket.try_reply(cx, reply))).await
     }
 }
