@@ -651,15 +651,20 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
                 slot = in_flight.take() => slot,
             },
         };
-        let running = Running {
-            call: serve(order.settled(), setup, &context, request),
-            slot,
-            outbox: &shared.outbox,
-        };
+        let (settled, outbox) = (order.settled(), &shared.outbox);
         if inline {
+            // In a box, where it can be polled and still move to a task;
+            // boxed before the read loop awaits anything, so the
+            // connection's own future holds a pointer to the call across
+            // its awaits, not the call itself. The box is allocated before
+            // the call is made, so that the call is made in it: moved as a
+            // value, all of its 848 bytes (mostly room for the states it
+            // has not reached) were copied on the way, three times.
+            let call = Box::write(Box::new_uninit(), serve(settled, setup, &context, request));
+            let call = Box::into_pin(call);
             // Polled once with the task's context, in place: no future of
             // its own for the first poll (see `Running::inline`).
-            let mut running = Some(running.boxed());
+            let mut running = Some(Running { call, slot, outbox });
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
                 Poll::Ready(running.inline(cx, &mut replies, &mut requests))
@@ -678,7 +683,8 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
                 Some(Served::Reply(_)) | None => {}
             }
         } else {
-            running.spawn(&mut requests);
+            let call = serve(settled, setup, &context, request);
+            Running { call, slot, outbox }.spawn(&mut requests);
         }
         // Forget the ones that have finished.
         while !requests.is_empty() && requests.try_join_next().is_some() {}
@@ -761,20 +767,6 @@ impl<'a, F> Running<'a, F>
 where
     F: Future<Output = Served> + Send + 'static,
 {
-    /// The call in a box, where it can be polled and still move to a task.
-    /// Boxed before the read loop awaits anything, so the connection's own
-    /// future holds a pointer to the call across its awaits, not the call
-    /// itself (hundreds of bytes per connection).
-    fn boxed(self) -> Running<'a, Pin<Box<F>>> {
-        Running {
-            // Allocated first, then written: `Box::pin` made one more
-            // copy of the call (hundreds of bytes) on the way.
-            call: Box::into_pin(Box::write(Box::new_uninit(), self.call)),
-            slot: self.slot,
-            outbox: self.outbox,
-        }
-    }
-
     /// Runs the call as a task of the connection (on a multi-threaded
     /// runtime, it can run on another worker while this one reads on); its
     /// reply goes through the outbox.
