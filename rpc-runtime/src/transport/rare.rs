@@ -140,21 +140,41 @@ impl<F: Future> Future for Rare<F> {
 /// `wait` has passed), but makes the timer only if the first poll finds the
 /// future pending: nearly every request body and write is ready at once,
 /// and those then cost no timer (tokio registers a timer only when polled,
-/// but still reads the clock and builds it). One `poll_fn` around the
-/// future, and the timer boxed when made: the code and the future stay
-/// smaller than with `tokio::time::timeout` inside an `async` wrapper,
-/// which a connection's writer runs twice per message.
-pub(crate) async fn timeout<F: Future>(wait: Duration, future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    let mut timer: Option<Pin<Box<Sleep>>> = None;
-    std::future::poll_fn(|cx| {
-        if let Poll::Ready(output) = future.as_mut().poll(cx) {
+/// but still reads the clock and builds it). The timer is boxed when made,
+/// and the future is a struct that holds `future` once: an `async fn` would
+/// hold it twice, as its argument and again pinned.
+pub(crate) fn timeout<F: Future>(wait: Duration, future: F) -> Timeout<F> {
+    Timeout {
+        future,
+        wait,
+        timer: None,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`timeout`].
+    pub(crate) struct Timeout<F> {
+        #[pin]
+        future: F,
+        wait: Duration,
+        timer: Option<Pin<Box<Sleep>>>,
+    }
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(output) = this.future.poll(cx) {
             return Poll::Ready(Some(output));
         }
-        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(wait)));
+        let wait = *this.wait;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(wait)));
         timer.as_mut().poll(cx).map(|()| None)
-    })
-    .await
+    }
 }
 
 #[cfg(test)]
