@@ -133,6 +133,17 @@ impl Context {
         self
     }
 
+    /// The context of a request of the HTTP server, made in one piece:
+    /// each `with_` method moves the whole context (168 bytes) in and out.
+    #[cfg(feature = "http")]
+    pub(crate) fn of_http(headers: http::HeaderMap, remote_addr: Option<SocketAddr>) -> Self {
+        Context {
+            remote_addr,
+            headers: Some(headers),
+            ..Context::new(TransportKind::Http)
+        }
+    }
+
     #[cfg(feature = "duplex")]
     pub(crate) fn with_connection(mut self, connection: crate::transport::Connection) -> Self {
         self.connection = Some(connection);

@@ -23,7 +23,7 @@ use super::header_wait::HeaderWait;
 use crate::transport::rare::{self, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
-use crate::{Context, Router, TransportKind};
+use crate::{Context, Router};
 
 /// Errors of request bodies, as `http_body::Body` implementations give them.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -40,7 +40,7 @@ const REFUSAL: &[u8] =
 /// and never fails: every problem is an HTTP response. It runs on tokio, with
 /// the timer enabled (for [`Limits::body_timeout`]), as `#[tokio::main]` and
 /// axum's `serve` have it. Clones share the
-/// router. Handlers see [`TransportKind::Http`], the request's headers, and
+/// router. Handlers see [`TransportKind::Http`](crate::TransportKind::Http), the request's headers, and
 /// the peer's address when the request carries a [`SocketAddr`] extension
 /// (put it there from axum's `ConnectInfo` with a small layer).
 ///
@@ -429,10 +429,7 @@ impl Shared {
                 );
             }
         };
-        let mut context = Context::new(TransportKind::Http).with_headers(parts.headers);
-        if let Some(peer) = peer {
-            context = context.with_remote_addr(peer);
-        }
+        let context = Context::of_http(parts.headers, peer);
         match self.router.handle_with(&body, &context).await {
             Some(reply) => {
                 let mut response = Response::new(ResponseBody::from(reply));
