@@ -282,18 +282,7 @@ async fn serve_connection(
     });
     let service = hyper::service::service_fn({
         let state = state.clone();
-        move |request| {
-            let state = state.clone();
-            async move {
-                state.header_wait.serving();
-                let response = state
-                    .shared
-                    .respond(request, Some(state.peer), Some(&state.handover))
-                    .await;
-                state.header_wait.waiting();
-                Ok::<_, Infallible>(response)
-            }
-        }
+        move |request| respond(state.clone(), request)
     });
     let connection = builder
         .serve_connection(TokioIo::new(stream), service)
@@ -334,6 +323,66 @@ struct ConnectionState {
     header_wait: HeaderWait,
 }
 
+/// Where a request came from, as [`respond`] needs to know it: a
+/// connection of [`Server::serve_http`], or an [`HttpService`] mounted
+/// elsewhere. One generic `respond` rather than a wrapper per origin: a
+/// future awaiting another holds (and copies) the other whole.
+trait Origin {
+    fn shared(&self) -> &Shared;
+    fn peer(&self) -> Option<SocketAddr>;
+    /// Where a WebSocket handshake leaves its session; `None`: spawn it.
+    #[cfg_attr(not(feature = "ws"), allow(dead_code))]
+    fn handover(&self) -> Option<&Handover>;
+    /// The request's headers are in.
+    fn serving(&self) {}
+    /// The response is ready.
+    fn answered(&self) {}
+}
+
+impl Origin for Arc<ConnectionState> {
+    fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(self.peer)
+    }
+
+    fn handover(&self) -> Option<&Handover> {
+        Some(&self.handover)
+    }
+
+    fn serving(&self) {
+        self.header_wait.serving();
+    }
+
+    /// hyper writes the response and then waits for the next request's
+    /// headers.
+    fn answered(&self) {
+        self.header_wait.waiting();
+    }
+}
+
+/// A request that came to an [`HttpService`].
+struct Mounted {
+    shared: Arc<Shared>,
+    peer: Option<SocketAddr>,
+}
+
+impl Origin for Mounted {
+    fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    fn peer(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+
+    fn handover(&self) -> Option<&Handover> {
+        None
+    }
+}
+
 impl<B> tower_service::Service<Request<B>> for HttpService
 where
     B: Body + Send + 'static,
@@ -349,11 +398,11 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> HttpResponseFuture {
-        let shared = self.shared.clone();
-        HttpResponseFuture(Box::pin(async move {
-            let peer = request.extensions().get::<SocketAddr>().copied();
-            Ok(shared.respond(request, peer, None).await)
-        }))
+        let origin = Mounted {
+            shared: self.shared.clone(),
+            peer: request.extensions().get::<SocketAddr>().copied(),
+        };
+        HttpResponseFuture(Box::pin(respond(origin, request)))
     }
 }
 
@@ -385,52 +434,56 @@ impl fmt::Debug for HttpResponseFuture {
     }
 }
 
-impl Shared {
-    /// Answers one HTTP request. A WebSocket handshake's session is left
-    /// with `handover` when the server has one (`serve_http`), and spawned
-    /// otherwise.
-    pub(crate) async fn respond<B>(
-        &self,
-        request: Request<B>,
-        peer: Option<SocketAddr>,
-        #[cfg_attr(not(feature = "ws"), allow(unused_variables))] handover: Option<&Handover>,
-    ) -> Response<ResponseBody>
-    where
-        B: Body,
-        B::Error: Into<BoxError>,
-    {
+/// Answers one HTTP request. A WebSocket handshake's session is left with
+/// the origin's handover when it has one (`serve_http`), and spawned
+/// otherwise.
+async fn respond<B, O>(origin: O, request: Request<B>) -> Result<Response<ResponseBody>, Infallible>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+    O: Origin,
+{
+    origin.serving();
+    let shared = origin.shared();
+    let response = 'response: {
         if request.method() != Method::POST {
             // Without the `ws` feature, a WebSocket handshake is an ordinary `GET`: `405`.
             #[cfg(feature = "ws")]
             if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
-                return crate::transport::ws::upgrade(request, self, peer, handover);
+                let handover = origin.handover();
+                break 'response crate::transport::ws::upgrade(
+                    request,
+                    shared,
+                    origin.peer(),
+                    handover,
+                );
             }
-            return method_not_allowed();
+            break 'response method_not_allowed();
         }
         if !is_json_unencoded(request.headers()) {
-            return unsupported_media_type();
+            break 'response unsupported_media_type();
         }
-        let limit = self.limits.message_size();
+        let limit = shared.limits.message_size();
         // The body's declared length (hyper takes it from `Content-Length`).
         if request.body().size_hint().lower() > limit as u64 {
-            return too_large();
+            break 'response too_large();
         }
         let (parts, body) = request.into_parts();
         let body = Limited::new(body, limit).collect();
-        let body = match rare::timeout(self.limits.body_wait(), body).await {
+        let body = match rare::timeout(shared.limits.body_wait(), body).await {
             Some(Ok(body)) => body.to_bytes(),
-            None => return body_timed_out(),
-            Some(Err(err)) if err.is::<LengthLimitError>() => return too_large(),
+            None => break 'response body_timed_out(),
+            Some(Err(err)) if err.is::<LengthLimitError>() => break 'response too_large(),
             Some(Err(err)) => {
                 tracing::debug!(%err, "could not read an HTTP request body");
-                return plain(
+                break 'response plain(
                     StatusCode::BAD_REQUEST,
                     "The request body could not be read.\n",
                 );
             }
         };
-        let context = Context::of_http(parts.headers, peer);
-        match self.router.handle_with(&body, &context).await {
+        let context = Context::of_http(parts.headers, origin.peer());
+        match shared.router.handle_with(&body, &context).await {
             Some(reply) => {
                 let mut response = Response::new(ResponseBody::from(reply));
                 response
@@ -444,7 +497,9 @@ impl Shared {
                 response
             }
         }
-    }
+    };
+    origin.answered();
+    Ok(response)
 }
 
 fn application_json() -> HeaderValue {
