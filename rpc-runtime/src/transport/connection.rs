@@ -19,7 +19,7 @@ use std::future::Future;
 use std::io;
 use std::ops::Range;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 use std::time::Duration;
@@ -28,7 +28,6 @@ use bytes::Bytes;
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -573,27 +572,33 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
             () = stopping.cancelled() => {}
         }
     });
-    let mut idle_timer = IdleTimer::new(setup.idle_timeout);
+    // Set by every message, looked at by the idle timer.
+    let active = AtomicBool::new(false);
+    let mut idle_timer = Rare::new(idle_time(setup.idle_timeout, &active));
     loop {
         let read = tokio::select! {
             biased;
             () = &mut done => break,
-            () = idle_timer.expired() => None,
+            () = &mut idle_timer => None,
             read = reader.read_message() => Some(read),
         };
         let message = match read {
             Some(Ok(Inbound::Message(message))) => message,
             Some(Ok(Inbound::TooLarge)) => {
-                idle_timer.touch();
+                active.store(true, Ordering::Relaxed);
                 let _ = shared.outbox.send(too_large()).await;
                 continue;
             }
-            // Idle: close only if nothing is going on.
+            // Idle: close only if nothing is going on, else wait a whole
+            // timeout again.
             None if idle(&in_flight, shared) && order.is_settled() => {
                 cut_short = false;
                 break;
             }
-            None => continue,
+            None => {
+                idle_timer = Rare::new(idle_time(setup.idle_timeout, &active));
+                continue;
+            }
             Some(Ok(Inbound::Closed)) => {
                 cut_short = false;
                 break;
@@ -604,7 +609,7 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
                 break;
             }
         };
-        idle_timer.touch();
+        active.store(true, Ordering::Relaxed);
         // A lone object that could only be for the router or dropped (no
         // call of ours waits for a response, nothing is queued before it,
         // a slot is free) goes straight to the router, which tells a
@@ -899,50 +904,12 @@ impl Order {
     }
 }
 
-/// The connection's idle timeout: one timer for the connection's life,
-/// pushed back lazily. A message only records the time; the timer, set for
-/// the first possible expiry, checks that time when it fires and sets itself
-/// again for the real expiry if a message came meanwhile.
-struct IdleTimer {
-    timeout: Option<Duration>,
-    sleep: Option<Rare<tokio::time::Sleep>>,
-    /// When the last message arrived (or the connection opened).
-    last: Instant,
-}
-
-impl IdleTimer {
-    fn new(timeout: Option<Duration>) -> Self {
-        IdleTimer {
-            timeout,
-            sleep: timeout.map(|timeout| Rare::new(tokio::time::sleep(timeout))),
-            last: Instant::now(),
-        }
-    }
-
-    /// Records activity: the timeout counts from now.
-    fn touch(&mut self) {
-        if self.timeout.is_some() {
-            self.last = Instant::now();
-        }
-    }
-
-    /// Resolves once the timeout has passed since the last activity, and
-    /// starts a new period; never without a timeout.
-    async fn expired(&mut self) {
-        let (Some(timeout), Some(sleep)) = (self.timeout, self.sleep.as_mut()) else {
-            return std::future::pending().await;
-        };
-        loop {
-            (&mut *sleep).await;
-            let now = Instant::now();
-            let deadline = self.last + timeout;
-            if now >= deadline {
-                self.last = now;
-                sleep.inner().reset(now + timeout);
-                return;
-            }
-            sleep.inner().reset(deadline);
-        }
+/// Resolves once the connection has had no message (no `active`) for
+/// `timeout` (see [`rare::quiet_for`]); never without a timeout.
+async fn idle_time(timeout: Option<Duration>, active: &AtomicBool) {
+    match timeout {
+        Some(timeout) => rare::quiet_for(timeout, || active.swap(false, Ordering::Relaxed)).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -80,8 +80,10 @@ impl Limits {
     /// How long an HTTP client may take to send a request's headers
     /// (default 10 s), counted from the connection's opening or from the
     /// previous response: a kept-alive connection idle for that long is
-    /// closed too, without a response. A TCP peer has as long to send its
-    /// first message.
+    /// closed too, without a response. An HTTP connection is closed up to
+    /// a quarter of the timeout later than that: its one timer looks four
+    /// times per timeout, so that a request costs no clock read. A TCP peer
+    /// has as long to send its first message.
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout;
         self
@@ -97,7 +99,9 @@ impl Limits {
     }
 
     /// How long a connection may stay without any message before it is
-    /// closed (default 5 minutes).
+    /// closed (default 5 minutes), give or take: it is closed up to a
+    /// quarter of the timeout later (its one timer looks four times per
+    /// timeout, so that a message costs no clock read).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self

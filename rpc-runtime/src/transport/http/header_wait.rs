@@ -5,66 +5,57 @@
 //! kept-alive connection starts waiting for the next request's headers,
 //! registers it with tokio's timer wheel, and removes it when the headers
 //! come: about 1 500 instructions per request, measured under callgrind.
-//! Here a request only records when it ended (one clock read); the one timer,
-//! set for the first possible expiry, checks that time when it fires and
-//! sets itself again for the real expiry, as the WebSocket idle timer does.
+//! Here a request only sets two flags; the one timer looks at them at every
+//! quarter of the timeout ([`rare::quiet_for`]), as the idle timer of a
+//! WebSocket connection does.
 //!
 //! [`Limits::header_timeout`]: crate::transport::Limits::header_timeout
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-/// `since` while a request is being served: no headers are awaited.
-const SERVING: u64 = u64::MAX;
+use crate::transport::rare;
 
-/// Since when a connection has been waiting for a request's headers.
+/// Whether a connection is waiting for a request's headers, and since when,
+/// to the nearest quarter of the timeout.
+#[derive(Default)]
 pub(super) struct HeaderWait {
-    origin: Instant,
-    /// Nanoseconds after `origin` at which the wait began, or [`SERVING`].
-    /// Atomic only because hyper wants a service it can send between
-    /// threads; it is written and read by one task.
-    since: AtomicU64,
+    /// A request is being served (its body has a timeout of its own): no
+    /// headers are awaited.
+    serving: AtomicBool,
+    /// A response was made since the timer last looked: the wait for the
+    /// next request's headers began then. (Atomics only because hyper wants
+    /// a service it can send between threads; one task writes and reads
+    /// them.)
+    answered: AtomicBool,
 }
 
 impl HeaderWait {
     /// A connection that starts waiting now (it was just accepted).
     pub(super) fn new() -> Self {
-        HeaderWait {
-            origin: Instant::now(),
-            since: AtomicU64::new(0),
-        }
+        HeaderWait::default()
     }
 
     /// A request's headers are in: it is being served.
     pub(super) fn serving(&self) {
-        self.since.store(SERVING, Ordering::Relaxed);
+        self.serving.store(true, Ordering::Relaxed);
     }
 
     /// The request's response is ready: hyper writes it and then waits for
     /// the next request's headers, as its own timer would count.
     pub(super) fn waiting(&self) {
-        let since = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(SERVING - 1);
-        self.since.store(since, Ordering::Relaxed);
+        self.answered.store(true, Ordering::Relaxed);
+        self.serving.store(false, Ordering::Relaxed);
     }
 
-    /// Resolves once the connection has waited `timeout` for headers.
+    /// Resolves once the connection has waited `timeout` for headers (up
+    /// to a quarter more).
     pub(super) async fn expired(&self, timeout: Duration) {
-        let sleep = tokio::time::sleep(timeout);
-        let mut sleep = std::pin::pin!(sleep);
-        loop {
-            sleep.as_mut().await;
-            let now = Instant::now();
-            let deadline = match self.since.load(Ordering::Relaxed) {
-                // Serving a request (whose body has its own timeout): look
-                // again a whole timeout later, the earliest it could expire.
-                SERVING => now + timeout,
-                since => self.origin + Duration::from_nanos(since) + timeout,
-            };
-            if now >= deadline {
-                return;
-            }
-            sleep.as_mut().reset(deadline.into());
-        }
+        rare::quiet_for(timeout, || {
+            let answered = self.answered.swap(false, Ordering::Relaxed);
+            answered || self.serving.load(Ordering::Relaxed)
+        })
+        .await;
     }
 }
 
