@@ -397,9 +397,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
     }
 }
 
+/// Checks that a text message is UTF-8. JSON-RPC text is nearly always
+/// ASCII, which `is_ascii` checks a word at a time with little set-up;
+/// `from_utf8` costs about four times as much on a short message.
 fn utf8(text: &[u8]) -> Result<(), Violation> {
-    std::str::from_utf8(text).map_err(|_| Violation::NOT_UTF8)?;
-    Ok(())
+    if text.is_ascii() || std::str::from_utf8(text).is_ok() {
+        Ok(())
+    } else {
+        Err(Violation::NOT_UTF8)
+    }
 }
 
 /// The engine's reader: one JSON-RPC message per data message.
