@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::in_flight::{InFlight, Slot};
-use super::rare::{self, Nudge, Rare};
+use super::rare::{self, Event, Nudge, Rare};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -563,23 +563,30 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
     );
     let mut order = Order::default();
     // Made once and polled only when they fire: a message costs no timer
-    // and no cancellation check (see `Rare`). The connection closing and the
-    // server stopping both end the reading: one `Rare` waits on both.
+    // and no cancellation check (see `Rare`). One `Rare` waits for all that
+    // interrupts the reading: the connection closing or the server stopping
+    // (first), and the idle timeout (second, each time it passes), which
+    // every message pushes back by setting `active`.
     let (closing, stopping) = (shared.closing.clone(), setup.stopping.clone());
-    let mut done = Rare::new(async move {
-        tokio::select! {
-            () = closing.cancelled() => {}
-            () = stopping.cancelled() => {}
-        }
-    });
-    // Set by every message, looked at by the idle timer.
     let active = AtomicBool::new(false);
-    let mut idle_timer = Rare::new(idle_time(setup.idle_timeout, &active));
-    loop {
+    let mut interrupts = Rare::new(rare::either(
+        async move {
+            tokio::select! {
+                () = closing.cancelled() => {}
+                () = stopping.cancelled() => {}
+            }
+        },
+        rare::quiet(setup.idle_timeout.unwrap_or(NO_IDLE_TIMEOUT), || {
+            active.swap(false, Ordering::Relaxed)
+        }),
+    ));
+    'reading: loop {
         let read = tokio::select! {
             biased;
-            () = &mut done => break,
-            () = &mut idle_timer => None,
+            event = &mut interrupts => match event {
+                Event::First => break,
+                Event::Second => None,
+            },
             read = reader.read_message() => Some(read),
         };
         let message = match read {
@@ -595,10 +602,7 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
                 cut_short = false;
                 break;
             }
-            None => {
-                idle_timer = Rare::new(idle_time(setup.idle_timeout, &active));
-                continue;
-            }
+            None => continue,
             Some(Ok(Inbound::Closed)) => {
                 cut_short = false;
                 break;
@@ -650,10 +654,15 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
         // A slot is nearly always free: waiting for one is the slow path.
         let slot = match in_flight.try_take() {
             Some(slot) => slot,
-            None => tokio::select! {
-                biased;
-                () = &mut done => break,
-                slot = in_flight.take() => slot,
+            // Requests are in flight: the idle timeout does not apply.
+            None => loop {
+                tokio::select! {
+                    biased;
+                    event = &mut interrupts => if let Event::First = event {
+                        break 'reading;
+                    },
+                    slot = in_flight.take() => break slot,
+                }
             },
         };
         let (settled, outbox) = (order.settled(), &shared.outbox);
@@ -904,14 +913,9 @@ impl Order {
     }
 }
 
-/// Resolves once the connection has had no message (no `active`) for
-/// `timeout` (see [`rare::quiet_for`]); never without a timeout.
-async fn idle_time(timeout: Option<Duration>, active: &AtomicBool) {
-    match timeout {
-        Some(timeout) => rare::quiet_for(timeout, || active.swap(false, Ordering::Relaxed)).await,
-        None => std::future::pending().await,
-    }
-}
+/// The idle timeout of a connection that has none: longer than any
+/// connection lives.
+const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
 fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
     in_flight.is_idle() && lock(&shared.pending).is_empty()

@@ -129,27 +129,99 @@ impl<F: Future> Future for Rare<F> {
     }
 }
 
-/// Resolves once `timeout` has passed without activity, for a timeout that
-/// watches something busy (an HTTP connection's wait for headers, a
-/// connection's idle time). `active` is asked at every quarter of the
-/// timeout whether there was activity since it was last asked; four quiet
-/// quarters in a row end the wait, between `timeout` and a quarter more
-/// after the last activity. One timer for the life of what it watches, woken
-/// four times per timeout: the activity itself only sets a flag, where
-/// reading the clock for each message or request cost 70 to 100
-/// instructions.
-pub(crate) async fn quiet_for(timeout: Duration, mut active: impl FnMut() -> bool) {
+/// A timeout that watches something busy (an HTTP connection's wait for
+/// headers, a connection's idle time): ready once `timeout` has passed
+/// without activity. `active` is asked at every quarter of the timeout
+/// whether there was activity since it was last asked; four quiet quarters
+/// in a row make it ready, between `timeout` and a quarter more after the
+/// last activity. Polled again, it counts the next four. One timer for the
+/// life of what it watches, woken four times per timeout: the activity
+/// itself only sets a flag, where reading the clock for each message or
+/// request cost 70 to 100 instructions.
+pub(crate) fn quiet<A: FnMut() -> bool>(timeout: Duration, active: A) -> Quiet<A> {
     // Never zero: a timer of zero would fire without end while active.
     let quarter = (timeout / 4).max(Duration::from_millis(1));
-    let sleep = tokio::time::sleep(quarter);
-    let mut sleep = std::pin::pin!(sleep);
-    let mut quiet = 0;
-    while quiet < 4 {
-        sleep.as_mut().await;
-        // From now, not from the deadline: a task that ran late does not
-        // count the quarters it missed all at once.
-        sleep.as_mut().reset(tokio::time::Instant::now() + quarter);
-        quiet = if active() { 0 } else { quiet + 1 };
+    Quiet {
+        sleep: tokio::time::sleep(quarter),
+        quarter,
+        quiet: 0,
+        active,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`quiet`].
+    pub(crate) struct Quiet<A> {
+        #[pin]
+        sleep: Sleep,
+        quarter: Duration,
+        // Quiet quarters in a row so far.
+        quiet: u8,
+        active: A,
+    }
+}
+
+impl<A: FnMut() -> bool> Future for Quiet<A> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut this = self.project();
+        loop {
+            std::task::ready!(this.sleep.as_mut().poll(cx));
+            // From now, not from the deadline: a task that ran late does
+            // not count the quarters it missed all at once.
+            let next = tokio::time::Instant::now() + *this.quarter;
+            this.sleep.as_mut().reset(next);
+            *this.quiet = if (this.active)() { 0 } else { *this.quiet + 1 };
+            if *this.quiet == 4 {
+                *this.quiet = 0;
+                return Poll::Ready(());
+            }
+        }
+    }
+}
+
+/// Which of [`Either`]'s two events happened.
+pub(crate) enum Event {
+    First,
+    Second,
+}
+
+/// Two rare events in one future, to put in one [`Rare`]: each poll of a
+/// `Rare` that was not woken still reads its flag, a cache line of its
+/// own, and two events for the same task need only one. `first` is
+/// reported once; `second` as often as it is ready (it must allow polls
+/// after it was ready, as [`Quiet`] does). It may be polled again after
+/// it was ready.
+pub(crate) fn either<F, S>(first: F, second: S) -> Either<F, S> {
+    Either {
+        first,
+        first_seen: false,
+        second,
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`either`].
+    pub(crate) struct Either<F, S> {
+        #[pin]
+        first: F,
+        first_seen: bool,
+        #[pin]
+        second: S,
+    }
+}
+
+impl<F: Future<Output = ()>, S: Future<Output = ()>> Future for Either<F, S> {
+    type Output = Event;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Event> {
+        let this = self.project();
+        if !*this.first_seen && this.first.poll(cx).is_ready() {
+            *this.first_seen = true;
+            return Poll::Ready(Event::First);
+        }
+        this.second.poll(cx).map(|()| Event::Second)
     }
 }
 
@@ -262,10 +334,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn quiet_for_ends_within_a_quarter_past_the_timeout_after_the_last_activity() {
+    async fn quiet_is_ready_within_a_quarter_past_the_timeout_after_the_last_activity() {
         const TIMEOUT: Duration = Duration::from_millis(80);
         let activity = std::sync::atomic::AtomicBool::new(false);
-        let quiet = super::quiet_for(TIMEOUT, || activity.swap(false, Ordering::Relaxed));
+        let quiet = super::quiet(TIMEOUT, || activity.swap(false, Ordering::Relaxed));
         let mut quiet = std::pin::pin!(quiet);
         // Activity for longer than the timeout keeps it from ending.
         for _ in 0..6 {
@@ -277,9 +349,31 @@ mod tests {
         }
         activity.store(true, Ordering::Relaxed);
         let last = tokio::time::Instant::now();
-        quiet.await;
+        quiet.as_mut().await;
         let after = last.elapsed();
         // A quarter more, and some room for a loaded machine's timer.
         assert!(after >= TIMEOUT && after < TIMEOUT * 2, "{after:?}");
+        // Polled again, it counts a whole timeout anew.
+        quiet.await;
+        assert!(last.elapsed() >= after + TIMEOUT, "{:?}", last.elapsed());
     }
+
+    #[tokio::test]
+    async fn either_reports_its_first_event_once_and_its_second_each_time() {
+        let token = CancellationToken::new();
+        let events = super::either(
+            token.clone().cancelled_owned(),
+            super::quiet(TICK, || false),
+        );
+        let mut events = std::pin::pin!(events);
+        token.cancel();
+        assert!(matches!(events.as_mut().await, super::Event::First));
+        for _ in 0..2 {
+            let started = tokio::time::Instant::now();
+            assert!(matches!(events.as_mut().await, super::Event::Second));
+            assert!(started.elapsed() >= TICK);
+        }
+    }
+
+    const TICK: Duration = Duration::from_millis(20);
 }

@@ -6,7 +6,7 @@
 //! registers it with tokio's timer wheel, and removes it when the headers
 //! come: about 1 500 instructions per request, measured under callgrind.
 //! Here a request only sets two flags; the one timer looks at them at every
-//! quarter of the timeout ([`rare::quiet_for`]), as the idle timer of a
+//! quarter of the timeout ([`rare::quiet`]), as the idle timer of a
 //! WebSocket connection does.
 //!
 //! [`Limits::header_timeout`]: crate::transport::Limits::header_timeout
@@ -48,14 +48,13 @@ impl HeaderWait {
         self.serving.store(false, Ordering::Relaxed);
     }
 
-    /// Resolves once the connection has waited `timeout` for headers (up
-    /// to a quarter more).
-    pub(super) async fn expired(&self, timeout: Duration) {
-        rare::quiet_for(timeout, || {
+    /// Ready once the connection has waited `timeout` for headers (up to a
+    /// quarter more).
+    pub(super) fn expired(&self, timeout: Duration) -> rare::Quiet<impl FnMut() -> bool + '_> {
+        rare::quiet(timeout, || {
             let answered = self.answered.swap(false, Ordering::Relaxed);
             answered || self.serving.load(Ordering::Relaxed)
         })
-        .await;
     }
 }
 

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
 use super::header_wait::HeaderWait;
-use crate::transport::rare::{self, Rare};
+use crate::transport::rare::{self, Event, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router};
@@ -288,21 +288,23 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
     let mut connection = std::pin::pin!(connection);
-    let mut stopping = Rare::new(stopping.cancelled_owned());
-    let mut timed_out = Rare::new(state.header_wait.expired(header_timeout));
-    let mut stopped = false;
+    // The server stopping (first) and the header timeout (second) in one
+    // `Rare`: polled only when one of them fires.
+    let mut interrupts = Rare::new(rare::either(
+        stopping.cancelled_owned(),
+        state.header_wait.expired(header_timeout),
+    ));
     let served = loop {
         tokio::select! {
             biased;
-            () = &mut stopping, if !stopped => {
-                stopped = true;
-                connection.as_mut().graceful_shutdown();
-            }
-            // Dropping the connection closes it, without a response.
-            () = &mut timed_out => {
-                tracing::debug!(%peer, "no request headers within the header timeout");
-                return;
-            }
+            event = &mut interrupts => match event {
+                Event::First => connection.as_mut().graceful_shutdown(),
+                // Dropping the connection closes it, without a response.
+                Event::Second => {
+                    tracing::debug!(%peer, "no request headers within the header timeout");
+                    return;
+                }
+            },
             served = connection.as_mut() => break served,
         }
     };
