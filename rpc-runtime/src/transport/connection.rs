@@ -8,9 +8,10 @@
 //! directly and keeps its place among the `max_in_flight` until the reply is
 //! written (or, on WebSocket, with nothing else unsent, the reader sends it
 //! itself: see [`DirectReply`]); a request that has to wait runs as a task
-//! and queues its reply in a bounded queue. Either way a peer that stops reading its replies
-//! stops being read from: memory stays bounded, and what a handler sent
-//! the peer before it returned goes out before its reply.
+//! and queues its reply in a bounded queue. Either way a peer that stops
+//! reading its replies stops being read from: memory stays bounded, and
+//! what a handler sent the peer before it returned goes out before its
+//! reply.
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
@@ -149,6 +150,9 @@ pub struct Connection {
     _owner: Option<Arc<CloseOnDrop>>,
     timeout: Option<Duration>,
 }
+
+/// The id of this end's first call to its peer.
+const FIRST_ID: u64 = 1;
 
 struct Shared {
     outbox: mpsc::Sender<String>,
@@ -480,7 +484,7 @@ where
     let shared = Arc::new(Shared {
         outbox,
         pending: Mutex::new(HashMap::new()),
-        next_id: AtomicU64::new(1),
+        next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
         closed: CancellationToken::new(),
     });
@@ -623,7 +627,7 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
             && order.is_settled()
             && in_flight.has_free()
             && wire::is_object(&message)
-            && lock(&shared.pending).is_empty();
+            && no_calls_waiting(shared);
         let request = if direct {
             message
         } else {
@@ -918,7 +922,14 @@ impl Order {
 const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
 fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
-    in_flight.is_idle() && lock(&shared.pending).is_empty()
+    in_flight.is_idle() && no_calls_waiting(shared)
+}
+
+/// Whether no call of this end waits for a response. A server that never
+/// calls its client (the common case) has handed out no id: it need not
+/// lock the map to know.
+fn no_calls_waiting(shared: &Shared) -> bool {
+    shared.next_id.load(Ordering::Relaxed) == FIRST_ID || lock(&shared.pending).is_empty()
 }
 
 /// The text of a batch of `entries`.
