@@ -1,18 +1,19 @@
 //! Running servers: the listener loop, the connection limit and graceful shutdown.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::Limits;
-use super::rare::Rare;
 use crate::Router;
 
 /// A router and the limits its transports enforce: the starting point of
@@ -59,10 +60,28 @@ pub(crate) struct Lifecycle {
     /// Cancelled when a graceful shutdown begins: stop accepting connections
     /// and reading new requests; finish what is in flight.
     pub(crate) stopping: CancellationToken,
-    /// Cancelled when the shutdown deadline passes: drop everything.
-    pub(crate) aborting: CancellationToken,
+    /// The tasks still running, to abort when the shutdown deadline passes.
+    /// Aborted through their handles rather than each watching a token: a
+    /// task then pays nothing at its wakeups (a `Rare` polled at each of
+    /// them read its flag, a cache line per connection, for every request).
+    running: Arc<Mutex<Running>>,
     /// Every task of the server: the listener and each connection.
     pub(crate) tasks: TaskTracker,
+}
+
+#[derive(Debug, Default)]
+struct Running {
+    handles: HashMap<u64, AbortHandle>,
+    next_key: u64,
+    /// The deadline has passed: a task spawned now is dropped at once.
+    aborted: bool,
+}
+
+fn lock(running: &Mutex<Running>) -> MutexGuard<'_, Running> {
+    // Every critical section is one insert, one remove or one take.
+    running
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Lifecycle {
@@ -71,14 +90,32 @@ impl Lifecycle {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let aborting = Rare::new(self.aborting.clone().cancelled_owned());
-        self.tasks.spawn(async move {
-            tokio::select! {
-                biased;
-                () = aborting => {}
-                () = task => {}
-            }
+        // Held until the handle is in: a task that ends at once (on another
+        // worker) waits for it before it takes it out.
+        let mut running = lock(&self.running);
+        if running.aborted {
+            return;
+        }
+        let key = running.next_key;
+        running.next_key += 1;
+        let all = self.running.clone();
+        let handle = self.tasks.spawn(async move {
+            task.await;
+            lock(&all).handles.remove(&key);
         });
+        running.handles.insert(key, handle.abort_handle());
+    }
+
+    /// Drops every task at its next chance, and any spawned later.
+    fn abort(&self) {
+        let handles = {
+            let mut running = lock(&self.running);
+            running.aborted = true;
+            std::mem::take(&mut running.handles)
+        };
+        for handle in handles.into_values() {
+            handle.abort();
+        }
     }
 
     /// Stops gracefully: in-flight work gets `deadline` to finish, then is
@@ -90,7 +127,7 @@ impl Lifecycle {
             .await
             .is_ok();
         if !in_time {
-            self.aborting.cancel();
+            self.abort();
             self.tasks.wait().await;
         }
         in_time
