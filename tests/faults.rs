@@ -683,8 +683,10 @@ async fn a_stream_client_that_never_reads_is_no_longer_read_and_loses_nothing() 
 
 /// A client that reads none of its replies holds its connection only until
 /// one write has waited `write_timeout`: then it is disconnected, and its
-/// connection slot (the only one) serves another client.
-async fn a_client_that_never_reads_is_cut_off_at_the_write_timeout(wire: Wire) {
+/// connection slot (the only one) serves another client. It asks for
+/// replies of a mebibyte each, more in all than the kernel's buffers hold,
+/// or (`one_reply`) for one reply as large as all of them.
+async fn a_client_that_never_reads_is_cut_off_at_the_write_timeout(wire: Wire, one_reply: bool) {
     const WRITE_TIMEOUT: Duration = Duration::from_millis(300);
     let probe = Probe::default();
     let limits = Limits::default()
@@ -698,10 +700,13 @@ async fn a_client_that_never_reads_is_cut_off_at_the_write_timeout(wire: Wire) {
     if wire == Wire::Ws {
         ws_handshake(&mut stuck).await.unwrap();
     }
-    // Replies of a mebibyte each, more than the kernel's buffers hold.
-    let replies = (max_send_buffer() / MIB + 4) as u64;
+    let mebibytes = max_send_buffer() / MIB + 4;
+    let (replies, size) = match one_reply {
+        true => (1, mebibytes * MIB),
+        false => (mebibytes as u64, MIB),
+    };
     for id in 0..replies {
-        let request = wire.encode(&call(id, "blob", json!([MIB])));
+        let request = wire.encode(&call(id, "blob", json!([size])));
         stuck.write_all(&request).await.unwrap();
     }
     let started = Instant::now();
@@ -722,12 +727,19 @@ async fn a_client_that_never_reads_is_cut_off_at_the_write_timeout(wire: Wire) {
 
 #[tokio::test]
 async fn a_tcp_client_that_never_reads_is_cut_off_at_the_write_timeout() {
-    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Lines).await;
+    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Lines, false).await;
 }
 
 #[tokio::test]
 async fn a_websocket_client_that_never_reads_is_cut_off_at_the_write_timeout() {
-    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Ws).await;
+    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Ws, false).await;
+}
+
+/// On WebSocket the reader sends a reply that finished at once itself; the
+/// part the peer does not take still goes out under the write timeout.
+#[tokio::test]
+async fn a_websocket_client_that_never_reads_one_huge_reply_is_cut_off_at_the_write_timeout() {
+    a_client_that_never_reads_is_cut_off_at_the_write_timeout(Wire::Ws, true).await;
 }
 
 // ---------------------------------------------------------------------------

@@ -86,11 +86,21 @@ pub(crate) trait DirectReply: Send + 'static {
     /// Whether [`try_reply`](DirectReply::try_reply) can ever take a reply.
     const CAN: bool = true;
 
-    /// Takes `reply` to send, now or as reading goes on; `false` leaves it
-    /// to the writer. Called only when the writer's queues are empty; it
-    /// must refuse while the writer has any message of its own unsent, so
-    /// that the reply overtakes nothing.
-    fn try_reply(&mut self, cx: &mut std::task::Context<'_>, reply: &str) -> bool;
+    /// Sends `reply`, or leaves it to the writer. Called only when the
+    /// writer's queues are empty; it must refuse while the writer has any
+    /// message of its own unsent, so that the reply overtakes nothing.
+    fn try_reply(&mut self, cx: &mut std::task::Context<'_>, reply: &str) -> Direct;
+}
+
+/// What became of a reply offered to [`DirectReply::try_reply`].
+pub(crate) enum Direct {
+    /// Sent whole (or failed: the failure shows at the next read or write).
+    Sent,
+    /// Taken, but the peer has not taken all of it yet: the writer's next
+    /// flush sends the rest, under the write timeout.
+    Unsent,
+    /// Left to the writer.
+    Refused,
 }
 
 /// Every reply goes through the writer.
@@ -99,8 +109,8 @@ pub(crate) struct ViaWriter;
 impl DirectReply for ViaWriter {
     const CAN: bool = false;
 
-    fn try_reply(&mut self, _: &mut std::task::Context<'_>, _: &str) -> bool {
-        false
+    fn try_reply(&mut self, _: &mut std::task::Context<'_>, _: &str) -> Direct {
+        Direct::Refused
     }
 }
 
@@ -1011,10 +1021,7 @@ async fn write_all<W: MessageWriter>(
     }
     // Closing: send what is already queued, then end the connection cleanly.
     while let Some(message) = queues.try_next() {
-        if within(timeout, writer.write_message(message.text()))
-            .await
-            .is_err()
-        {
+        if write(&mut writer, &message, timeout).await.is_err() {
             return false;
         }
     }
@@ -1045,11 +1052,24 @@ async fn write_batch<W: MessageWriter>(
     queues: &mut Queues<'_>,
     timeout: Option<Duration>,
 ) -> io::Result<()> {
-    within(timeout, writer.write_message(first.text())).await?;
+    write(writer, &first, timeout).await?;
     while let Some(message) = queues.try_next() {
-        within(timeout, writer.write_message(message.text())).await?;
+        write(writer, &message, timeout).await?;
     }
     within(timeout, writer.flush()).await
+}
+
+/// Writes one message; a reply the reader already put in the transport's
+/// buffer needs only the flush that follows.
+async fn write<W: MessageWriter>(
+    writer: &mut W,
+    message: &Outgoing,
+    timeout: Option<Duration>,
+) -> io::Result<()> {
+    match message.text() {
+        Some(text) => within(timeout, writer.write_message(text)).await,
+        None => Ok(()),
+    }
 }
 
 /// Replies of requests that finished as they were read, handed from the
@@ -1059,7 +1079,16 @@ async fn write_batch<W: MessageWriter>(
 /// read its replies stops being read from.
 struct Finished {
     /// `None` once the writer has stopped.
-    replies: Mutex<Option<VecDeque<(String, Slot)>>>,
+    replies: Mutex<Option<VecDeque<Reply>>>,
+}
+
+/// A reply in [`Finished`], with its request's slot.
+struct Reply {
+    /// `None`: the reader sent it itself, and the flush sends what the
+    /// peer did not take yet.
+    text: Option<String>,
+    /// Released once the reply is written.
+    _slot: Slot,
 }
 
 impl Finished {
@@ -1070,8 +1099,8 @@ impl Finished {
     }
 
     fn pop(&self) -> Option<Outgoing> {
-        let (text, slot) = lock(&self.replies).as_mut()?.pop_front()?;
-        Some(Outgoing::Finished { text, _slot: slot })
+        let reply = lock(&self.replies).as_mut()?.pop_front()?;
+        Some(Outgoing::Finished(reply))
     }
 
     /// Drops what is queued and whatever comes later.
@@ -1094,23 +1123,36 @@ struct Replies<'a, D> {
 
 impl<D: DirectReply> Replies<'_, D> {
     /// Hands `reply` on: sent by the reader itself when the writer has
-    /// nothing queued (then it overtakes nothing and frees its slot now),
-    /// else queued for the writer with its slot.
+    /// nothing queued (then it overtakes nothing, and frees its slot once
+    /// sent), else queued for the writer with its slot.
     fn push(&mut self, cx: &mut std::task::Context<'_>, reply: String, slot: Slot) {
-        if D::CAN && self.nothing_queued() && self.direct.try_reply(cx, &reply) {
-            return;
+        if D::CAN && self.nothing_queued() {
+            match self.direct.try_reply(cx, &reply) {
+                Direct::Sent => return,
+                // The writer sends the rest, under its write timeout, and
+                // the slot is held until it has.
+                Direct::Unsent => return self.queue(None, slot),
+                Direct::Refused => {}
+            }
         }
+        self.queue(Some(reply), slot);
+    }
+
+    /// Queues `text` (see [`Reply`]) for the writer, with its slot.
+    fn queue(&self, text: Option<String>, slot: Slot) {
+        let reply = Reply { text, _slot: slot };
         let mut replies = lock(&self.finished.replies);
         match replies.as_mut() {
             Some(queue) => {
-                queue.push_back((reply, slot));
+                queue.push_back(reply);
                 self.writer.nudge();
             }
-            // The writer has stopped: the reply is dropped, as a reply sent
-            // into a closed outbox is.
+            // The writer has stopped: the reply is dropped (its slot
+            // released outside the lock), as a reply sent into a closed
+            // outbox is.
             None => {
                 drop(replies);
-                drop(slot);
+                drop(reply);
             }
         }
     }
@@ -1140,18 +1182,16 @@ struct Queues<'a> {
 
 /// A message for the writer.
 enum Outgoing {
-    Finished {
-        text: String,
-        /// Released once the reply is written.
-        _slot: Slot,
-    },
+    Finished(Reply),
     Queued(String),
 }
 
 impl Outgoing {
-    fn text(&self) -> &str {
+    /// `None`: nothing to write, only a flush.
+    fn text(&self) -> Option<&str> {
         match self {
-            Outgoing::Finished { text, .. } | Outgoing::Queued(text) => text,
+            Outgoing::Finished(reply) => reply.text.as_deref(),
+            Outgoing::Queued(text) => Some(text),
         }
     }
 }

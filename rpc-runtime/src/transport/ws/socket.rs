@@ -11,7 +11,7 @@
 //! each direction of the socket has one waker at a time. A reply that
 //! finishes as its request is read goes out the same way when the writer
 //! has nothing unsent ([`DirectReply`]): most replies never reach the
-//! writer.
+//! writer, which only flushes what the peer did not take at once.
 
 use std::future::{Future, poll_fn};
 use std::io;
@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::frame::{self, Opcode, Violation};
 use crate::transport::connection::{
-    self, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
+    self, Direct, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
 };
 
 /// How long a closing end waits for its peer: for the peer's close frame
@@ -318,15 +318,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
     /// Sends a reply for the reader, as it sends a pong (see
     /// [`DirectReply`]): only when nothing is unsent, so that the reply
     /// overtakes nothing.
-    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> bool {
+    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> Direct {
         if self.close_sent || self.writer_waiting || !self.all_sent() {
-            return false;
+            return Direct::Refused;
         }
         frame::write(&mut self.output, Opcode::Text, reply.as_bytes());
-        // What the socket does not take now goes out as the reader reads on
-        // (or with the writer's next write); a failure shows at the next read.
-        let _ = self.poll_send(cx);
-        true
+        match self.poll_send(cx) {
+            // A failure shows at the next read or write.
+            Poll::Ready(_) => Direct::Sent,
+            Poll::Pending => Direct::Unsent,
+        }
     }
 
     /// The writer's flush.
@@ -428,7 +429,7 @@ impl<S> DirectReply for WsDirect<S>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> bool {
+    fn try_reply(&mut self, cx: &mut Context<'_>, reply: &str) -> Direct {
         lock(&self.0).try_reply(cx, reply)
     }
 }
@@ -510,20 +511,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_reply_sent_by_the_reader_overtakes_nothing_and_goes_out_as_reading_goes_on() {
+    async fn a_reply_sent_by_the_reader_overtakes_nothing_and_its_rest_goes_out_later() {
         let (server_end, mut peer) = tokio::io::duplex(64);
         let mut socket = Socket::new(server_end, &[], 1 << 20);
         let first = "a".repeat(100);
         // The pipe takes 64 of the frame's 102 bytes: the rest waits in the
-        // socket, and a second reply is left to the writer, behind it.
-        assert!(try_reply(&mut socket, &first).await);
-        assert!(!try_reply(&mut socket, "b").await);
+        // socket (for the writer's flush, in the engine), and a second reply
+        // is left to the writer, behind it.
+        assert!(matches!(
+            try_reply(&mut socket, &first).await,
+            Direct::Unsent
+        ));
+        assert!(matches!(try_reply(&mut socket, "b").await, Direct::Refused));
 
         let mut received = vec![0; 102];
         let reading = async {
             peer.read_exact(&mut received).await.unwrap();
         };
-        // The reader, waiting for the peer's next frame, sends the rest.
+        // With no writer waiting, the reader sends the rest as it reads on.
         tokio::select! {
             () = reading => {}
             read = poll_fn(|cx| socket.poll_message(cx)) => panic!("not a message: {read:?}"),
@@ -533,7 +538,7 @@ mod tests {
         assert!(socket.all_sent());
 
         // Nothing is unsent now: the next reply goes out at once.
-        assert!(try_reply(&mut socket, "c").await);
+        assert!(matches!(try_reply(&mut socket, "c").await, Direct::Sent));
         let mut next = [0; 3];
         peer.read_exact(&mut next).await.unwrap();
         assert_eq!(next, [0x81, 1, b'c']);
@@ -541,13 +546,13 @@ mod tests {
         // A closing socket sends no more replies.
         socket.queue_close(&CancellationToken::new());
         poll_fn(|cx| socket.poll_send(cx)).await.unwrap();
-        assert!(!try_reply(&mut socket, "d").await);
+        assert!(matches!(try_reply(&mut socket, "d").await, Direct::Refused));
     }
 
     async fn try_reply<S: AsyncRead + AsyncWrite + Unpin>(
         socket: &mut Socket<S>,
         reply: &str,
-    ) -> bool {
+    ) -> Direct {
         poll_fn(|cx| Poll::Ready(socket.try_reply(cx, reply))).await
     }
 }
