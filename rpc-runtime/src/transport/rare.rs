@@ -183,7 +183,9 @@ impl<A: FnMut() -> bool> Future for Quiet<A> {
 
 /// Which of [`Either`]'s two events happened.
 pub(crate) enum Event {
+    /// `first`: reported once.
     First,
+    /// `second`: reported each time it is ready.
     Second,
 }
 
@@ -191,8 +193,8 @@ pub(crate) enum Event {
 /// `Rare` that was not woken still reads its flag, a cache line of its
 /// own, and two events for the same task need only one. `first` is
 /// reported once; `second` as often as it is ready (it must allow polls
-/// after it was ready, as [`Quiet`] does). It may be polled again after
-/// it was ready.
+/// after it was ready, as [`Quiet`] does), so the pair may be polled again
+/// after it was ready too.
 pub(crate) fn either<F, S>(first: F, second: S) -> Either<F, S> {
     Either {
         first,
