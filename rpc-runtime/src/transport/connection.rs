@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
 use std::ops::Range;
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::in_flight::{InFlight, Slot};
-use super::rare::{self, Event, Nudge, Rare};
+use super::rare::{self, Event, Nudge, Raced, Rare};
 use super::server::Lifecycle;
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
@@ -595,13 +595,10 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
         }),
     ));
     'reading: loop {
-        let read = tokio::select! {
-            biased;
-            event = &mut interrupts => match event {
-                Event::First => break,
-                Event::Second => None,
-            },
-            read = reader.read_message() => Some(read),
+        let read = match interrupts.race(pin!(reader.read_message())).await {
+            Raced::Done(read) => Some(read),
+            Raced::Interrupted(Event::First) => break,
+            Raced::Interrupted(Event::Second) => None,
         };
         let message = match read {
             Some(Ok(Inbound::Message(message))) => message,

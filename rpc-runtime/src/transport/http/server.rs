@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
 use super::header_wait::HeaderWait;
-use crate::transport::rare::{self, Event, Rare};
+use crate::transport::rare::{self, Event, Raced, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router};
@@ -295,17 +295,14 @@ async fn serve_connection(
         state.header_wait.expired(header_timeout),
     ));
     let served = loop {
-        tokio::select! {
-            biased;
-            event = &mut interrupts => match event {
-                Event::First => connection.as_mut().graceful_shutdown(),
-                // Dropping the connection closes it, without a response.
-                Event::Second => {
-                    tracing::debug!(%peer, "no request headers within the header timeout");
-                    return;
-                }
-            },
-            served = connection.as_mut() => break served,
+        match interrupts.race(connection.as_mut()).await {
+            Raced::Done(served) => break served,
+            Raced::Interrupted(Event::First) => connection.as_mut().graceful_shutdown(),
+            // Dropping the connection closes it, without a response.
+            Raced::Interrupted(Event::Second) => {
+                tracing::debug!(%peer, "no request headers within the header timeout");
+                return;
+            }
         }
     };
     if let Err(err) = served {
