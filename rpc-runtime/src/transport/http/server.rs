@@ -436,69 +436,81 @@ impl fmt::Debug for HttpResponseFuture {
 /// Answers one HTTP request. A WebSocket handshake's session is left with
 /// the origin's handover when it has one (`serve_http`), and spawned
 /// otherwise.
-async fn respond<B, O>(origin: O, request: Request<B>) -> Result<Response<ResponseBody>, Infallible>
+///
+/// A plain `fn` around an `async` block: an `async fn` keeps its arguments
+/// twice in its future (captured, then moved to locals), and only the
+/// request's headers are kept for the handlers. The future is 1 040 bytes
+/// instead of 1 536: hyper keeps one per connection (in a box made with the
+/// connection) and moves it into place for every request.
+#[allow(clippy::manual_async_fn, reason = "the async fn's future is larger")]
+fn respond<B, O>(
+    origin: O,
+    mut request: Request<B>,
+) -> impl Future<Output = Result<Response<ResponseBody>, Infallible>>
 where
     B: Body,
     B::Error: Into<BoxError>,
     O: Origin,
 {
-    origin.serving();
-    let shared = origin.shared();
-    let response = 'response: {
-        if request.method() != Method::POST {
-            // Without the `ws` feature, a WebSocket handshake is an ordinary `GET`: `405`.
-            #[cfg(feature = "ws")]
-            if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
-                let handover = origin.handover();
-                break 'response crate::transport::ws::upgrade(
-                    request,
-                    shared,
-                    origin.peer(),
-                    handover,
-                );
+    async move {
+        origin.serving();
+        let shared = origin.shared();
+        let response = 'response: {
+            if request.method() != Method::POST {
+                // Without the `ws` feature, a WebSocket handshake is an ordinary `GET`: `405`.
+                #[cfg(feature = "ws")]
+                if request.method() == Method::GET && is_websocket_upgrade(request.headers()) {
+                    let handover = origin.handover();
+                    break 'response crate::transport::ws::upgrade(
+                        request,
+                        shared,
+                        origin.peer(),
+                        handover,
+                    );
+                }
+                break 'response method_not_allowed();
             }
-            break 'response method_not_allowed();
-        }
-        if !is_json_unencoded(request.headers()) {
-            break 'response unsupported_media_type();
-        }
-        let limit = shared.limits.message_size();
-        // The body's declared length (hyper takes it from `Content-Length`).
-        if request.body().size_hint().lower() > limit as u64 {
-            break 'response too_large();
-        }
-        let (parts, body) = request.into_parts();
-        let body = Limited::new(body, limit).collect();
-        let body = match rare::timeout(shared.limits.body_wait(), body).await {
-            Some(Ok(body)) => body.to_bytes(),
-            None => break 'response body_timed_out(),
-            Some(Err(err)) if err.is::<LengthLimitError>() => break 'response too_large(),
-            Some(Err(err)) => {
-                tracing::debug!(%err, "could not read an HTTP request body");
-                break 'response plain(
-                    StatusCode::BAD_REQUEST,
-                    "The request body could not be read.\n",
-                );
+            if !is_json_unencoded(request.headers()) {
+                break 'response unsupported_media_type();
+            }
+            let limit = shared.limits.message_size();
+            // The body's declared length (hyper takes it from `Content-Length`).
+            if request.body().size_hint().lower() > limit as u64 {
+                break 'response too_large();
+            }
+            let headers = std::mem::take(request.headers_mut());
+            let context = Context::of_http(headers, origin.peer());
+            let body = Limited::new(request.into_body(), limit).collect();
+            let body = match rare::timeout(shared.limits.body_wait(), body).await {
+                Some(Ok(body)) => body.to_bytes(),
+                None => break 'response body_timed_out(),
+                Some(Err(err)) if err.is::<LengthLimitError>() => break 'response too_large(),
+                Some(Err(err)) => {
+                    tracing::debug!(%err, "could not read an HTTP request body");
+                    break 'response plain(
+                        StatusCode::BAD_REQUEST,
+                        "The request body could not be read.\n",
+                    );
+                }
+            };
+            match shared.router.handle_with(&body, &context).await {
+                Some(reply) => {
+                    let mut response = Response::new(ResponseBody::from(reply));
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_TYPE, application_json());
+                    response
+                }
+                None => {
+                    let mut response = Response::new(ResponseBody::empty());
+                    *response.status_mut() = StatusCode::NO_CONTENT;
+                    response
+                }
             }
         };
-        let context = Context::of_http(parts.headers, origin.peer());
-        match shared.router.handle_with(&body, &context).await {
-            Some(reply) => {
-                let mut response = Response::new(ResponseBody::from(reply));
-                response
-                    .headers_mut()
-                    .insert(header::CONTENT_TYPE, application_json());
-                response
-            }
-            None => {
-                let mut response = Response::new(ResponseBody::empty());
-                *response.status_mut() = StatusCode::NO_CONTENT;
-                response
-            }
-        }
-    };
-    origin.answered();
-    Ok(response)
+        origin.answered();
+        Ok(response)
+    }
 }
 
 fn application_json() -> HeaderValue {
