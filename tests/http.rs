@@ -807,6 +807,27 @@ async fn transport_and_decode_errors() {
 }
 
 #[tokio::test]
+async fn a_reply_over_the_clients_limit_is_refused() {
+    let (addr, _) = stub(|_, request| result(request, json!("x".repeat(100)))).await;
+    let limited = |bytes| {
+        let http = HttpClient::builder(&url(addr))
+            .max_response_size(bytes)
+            .build()
+            .unwrap();
+        CalculatorClient::new(http)
+    };
+    let err = limited(64).greet("ignored".into(), None).await.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Transport(e) if e.kind() == TransportErrorKind::Refused),
+        "{err}"
+    );
+    assert_eq!(
+        limited(1024).greet("ignored".into(), None).await.unwrap(),
+        "x".repeat(100)
+    );
+}
+
+#[tokio::test]
 async fn calls_not_marked_idempotent_are_sent_once() {
     let (addr, hits) = stub(|_, _| status(503, Some("0"))).await;
     let err = retrying(addr, quick_retries(5))

@@ -9,11 +9,12 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::{self, connect::HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
+use super::whole::{BodyError, read_whole};
 use crate::Response;
 use crate::client::{
     Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,
@@ -155,16 +156,15 @@ impl HttpClient {
                     body_start(body).await,
                 )));
             }
-            match Limited::new(body, inner.max_response_size).collect().await {
-                Ok(body) => Ok(body.to_bytes()),
-                Err(err) if err.is::<LengthLimitError>() => Err(ClientError::Transport(
-                    TransportError::with_source(TransportErrorKind::Refused, err),
-                )),
-                Err(err) => Err(ClientError::Transport(TransportError::with_source(
-                    TransportErrorKind::Closed,
-                    err,
-                ))),
-            }
+            read_whole(body, inner.max_response_size)
+                .await
+                .map_err(|err| {
+                    let kind = match err {
+                        BodyError::TooLarge { .. } => TransportErrorKind::Refused,
+                        BodyError::Read(_) => TransportErrorKind::Closed,
+                    };
+                    ClientError::Transport(TransportError::with_source(kind, err))
+                })
         };
         match inner.timeout {
             Some(timeout) => tokio::time::timeout(timeout, exchange)

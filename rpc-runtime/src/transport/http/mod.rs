@@ -12,6 +12,7 @@ mod client;
 mod header_wait;
 // `pub(crate)` for the WebSocket transport, which shares `server::Shared`.
 pub(crate) mod server;
+mod whole;
 
 pub use body::ResponseBody;
 #[cfg(feature = "ws")]

@@ -11,7 +11,6 @@ use std::task::{Context as TaskContext, Poll};
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
@@ -20,13 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::ResponseBody;
 use super::header_wait::HeaderWait;
+use super::whole::{BodyError, BoxError, read_whole};
 use crate::transport::rare::{self, Event, Raced, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router};
-
-/// Errors of request bodies, as `http_body::Body` implementations give them.
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a connection over the limit is sent before it is closed.
 const REFUSAL: &[u8] =
@@ -480,11 +477,11 @@ where
             }
             let headers = std::mem::take(request.headers_mut());
             let context = Context::of_http(headers, origin.peer());
-            let body = Limited::new(request.into_body(), limit).collect();
+            let body = read_whole(request.into_body(), limit);
             let body = match rare::timeout(shared.limits.body_wait(), body).await {
-                Some(Ok(body)) => body.to_bytes(),
+                Some(Ok(body)) => body,
                 None => break 'response body_timed_out(),
-                Some(Err(err)) if err.is::<LengthLimitError>() => break 'response too_large(),
+                Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
                 Some(Err(err)) => {
                     tracing::debug!(%err, "could not read an HTTP request body");
                     break 'response plain(
