@@ -482,13 +482,7 @@ where
                 Some(Ok(body)) => body,
                 None => break 'response body_timed_out(),
                 Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
-                Some(Err(err)) => {
-                    tracing::debug!(%err, "could not read an HTTP request body");
-                    break 'response plain(
-                        StatusCode::BAD_REQUEST,
-                        "The request body could not be read.\n",
-                    );
-                }
+                Some(Err(BodyError::Read(err))) => break 'response unreadable(&err),
             };
             match shared.router.handle_with(&body, &context).await {
                 Some(reply) => {
@@ -623,6 +617,15 @@ fn too_large() -> Response<ResponseBody> {
         .headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
+}
+
+#[cold]
+fn unreadable(err: &BoxError) -> Response<ResponseBody> {
+    tracing::debug!(%err, "could not read an HTTP request body");
+    plain(
+        StatusCode::BAD_REQUEST,
+        "The request body could not be read.\n",
+    )
 }
 
 #[cold]
