@@ -434,11 +434,12 @@ impl fmt::Debug for HttpResponseFuture {
 /// the origin's handover when it has one (`serve_http`), and spawned
 /// otherwise.
 ///
-/// A plain `fn` around an `async` block: an `async fn` keeps its arguments
-/// twice in its future (captured, then moved to locals), and only the
-/// request's headers are kept for the handlers. The future is 1 040 bytes
-/// instead of 1 536: hyper keeps one per connection (in a box made with the
-/// connection) and moves it into place for every request.
+/// A plain `fn` around an `async` block, which holds the request once (an
+/// `async fn` holds its arguments twice: captured, then moved to locals);
+/// of the request, only the headers outlive the body's read, for the
+/// handlers. The future is 1 040 bytes instead of 1 536: hyper keeps one
+/// per connection (in a box made with the connection) and moves each
+/// request's into it.
 #[allow(clippy::manual_async_fn, reason = "the async fn's future is larger")]
 fn respond<B, O>(
     origin: O,
