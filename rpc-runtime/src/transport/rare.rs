@@ -134,7 +134,7 @@ impl<F: Future> Rare<F> {
     /// one is polled first): `select!` with `biased;` for the pair that
     /// every connection polls at each wakeup, minus what `select!` adds on
     /// each poll (a look at the task's coop budget, a thread-local, and its
-    /// bookkeeping of branches): 50 instructions per HTTP request, 70 per
+    /// bookkeeping of branches): 50-80 instructions per HTTP request, 70 per
     /// WebSocket message. `work` is pinned by the caller, so that it can be
     /// waited for again after an interruption.
     pub(crate) fn race<'a, W: Future>(
