@@ -126,7 +126,9 @@
 /// duplicate name or alias, `&mut self` or no receiver, a pattern argument,
 /// a reference argument, a notification with a return type, a method that
 /// does not return a `Result`, `#[params]` beside other params, generics, a
-/// method that is not `async`, and unknown attribute keys (the message lists
-/// the allowed ones).
+/// method that is not `async`, and unknown attribute keys (the message
+/// suggests the key meant, if it looks misspelt, and lists the allowed ones).
+/// A param or result type without `Serialize` and `Deserialize` gets one
+/// error, on the type, saying what to derive.
 pub use rpc_macros::rpc;
 pub use rpc_runtime::*;

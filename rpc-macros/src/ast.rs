@@ -5,7 +5,10 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
-use syn::{FnArg, Ident, Item, ItemTrait, LitStr, Pat, ReturnType, Signature, TraitItem, Type};
+use syn::{
+    FnArg, GenericArgument, Ident, Item, ItemTrait, LitStr, Pat, PathArguments, ReturnType,
+    Signature, TraitItem, Type,
+};
 
 use crate::attr::{self, Kind, MethodAttr, ParamStyle, TraitAttrs};
 use crate::ctxt::Ctxt;
@@ -42,6 +45,15 @@ pub struct Arg {
     /// The `#[context]` attribute, when the argument is the request's context
     /// rather than a param.
     pub context: Option<syn::Attribute>,
+}
+
+/// How a method's params map onto its arguments.
+pub enum ParamsShape<'a> {
+    /// `#[params]` on the only param: the whole `params` value is that argument.
+    Whole(&'a Arg),
+    /// Each param is one item of the positional array or named object, in
+    /// declaration order; possibly none.
+    List(Vec<&'a Arg>),
 }
 
 /// Reads the item `#[rpc]` is on, which must be a trait.
@@ -133,7 +145,7 @@ impl Method {
         let Some(attr) = MethodAttr::parse(cx, &f.attrs) else {
             cx.error_spanned_by(
                 &f.sig.ident,
-                "every method of an #[rpc] trait needs #[method(name = \"...\")] or #[notification(name = \"...\")]",
+                "every method of an #[rpc] trait needs #[method] (a call that is answered) or #[notification] (one that is not); the wire name defaults to the method's name",
             );
             return None;
         };
@@ -193,9 +205,14 @@ impl Method {
         self.args.iter().filter(|arg| arg.context.is_none())
     }
 
-    /// Whether the whole `params` value binds to one argument.
-    pub fn binds_whole_params(&self) -> bool {
-        self.args.iter().any(|arg| arg.whole.is_some())
+    /// Whether `params` is the one `#[params]` argument or a list of them.
+    /// A `#[params]` beside other params gives a `List`, which `check` rejects.
+    pub fn params_shape(&self) -> ParamsShape<'_> {
+        let params: Vec<_> = self.params().collect();
+        match params.as_slice() {
+            [whole] if whole.whole.is_some() => ParamsShape::Whole(whole),
+            _ => ParamsShape::List(params),
+        }
     }
 
     /// The aliases as written (aliases are not namespaced).
@@ -223,6 +240,24 @@ impl Arg {
                 .is_some_and(|seg| seg.ident == "Option" && !seg.arguments.is_empty()),
             _ => false,
         }
+    }
+}
+
+/// `T` of `Result<T, E>` (or of any `...Result<T, ...>`, such as `RpcResult<T>`
+/// or `io::Result<T>`) as written, when the type spells it out; an alias
+/// without arguments or with another name does not.
+pub fn result_ok_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if !last.ident.to_string().ends_with("Result") {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(ok) => Some(ok),
+        _ => None,
     }
 }
 

@@ -28,9 +28,20 @@ pub struct TraitAttrs {
     pub allow_unknown_params: bool,
 }
 
-const TRAIT_KEYS: &str =
-    "`namespace`, `namespace_separator`, `param_style`, `allow_unknown_params`, `crate`";
-const METHOD_KEYS: &str = "`name`, `aliases`, `param_style`, `allow_unknown_params`, `idempotent`";
+const TRAIT_KEYS: &[&str] = &[
+    "namespace",
+    "namespace_separator",
+    "param_style",
+    "allow_unknown_params",
+    "crate",
+];
+const METHOD_KEYS: &[&str] = &[
+    "name",
+    "aliases",
+    "param_style",
+    "allow_unknown_params",
+    "idempotent",
+];
 
 impl TraitAttrs {
     pub fn parse(cx: &Ctxt, args: TokenStream) -> Self {
@@ -190,16 +201,25 @@ fn parse_flag(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<bool> {
     Ok(true)
 }
 
-/// Reports an unknown key and skips its value, so the keys after it are read too.
-fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, allowed: &str) -> syn::Result<()> {
-    let key = meta
-        .path
-        .get_ident()
-        .map_or_else(|| "this key".to_owned(), |i| format!("`{i}`"));
-    cx.error_spanned_by(
-        &meta.path,
-        format!("unknown key {key} in {attr}; expected one of {allowed}"),
-    );
+/// Reports an unknown key, with the closest known one if it looks like a
+/// misspelling of it, and skips its value, so the keys after it are read too.
+fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, allowed: &[&str]) -> syn::Result<()> {
+    let listed = allowed
+        .iter()
+        .map(|key| format!("`{key}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = match meta.path.get_ident() {
+        Some(ident) => {
+            let key = ident.to_string();
+            let hint = closest(&key, allowed)
+                .map(|known| format!("did you mean `{known}`? "))
+                .unwrap_or_default();
+            format!("unknown key `{key}` in {attr}; {hint}expected one of {listed}")
+        }
+        None => format!("unknown key in {attr}; expected one of {listed}"),
+    };
+    cx.error_spanned_by(&meta.path, message);
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<syn::Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {
@@ -207,6 +227,49 @@ fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, allowed: &str) -> 
         syn::parenthesized!(_content in meta.input);
     }
     Ok(())
+}
+
+/// The known key `key` is most likely a misspelling of: the nearest by edit
+/// distance, if at most a third of its letters differ, or one that contains
+/// it or is contained in it (`separator` for `namespace_separator`).
+fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let (distance, best) = known
+        .iter()
+        .map(|candidate| (edit_distance(key, candidate), *candidate))
+        .min_by_key(|(distance, _)| *distance)?;
+    let near = distance * 3 <= key.chars().count().max(best.chars().count());
+    let part = |candidate: &&str| candidate.contains(key) || key.contains(*candidate);
+    match near {
+        true => Some(best),
+        false => known.iter().copied().find(|candidate| part(candidate)),
+    }
+}
+
+/// How many letters to insert, delete, replace or swap with their neighbour
+/// to turn `a` into `b` (the optimal string alignment distance): a swap such
+/// as `nmae` for `name` is one typo, not two.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // `table[i][j]`: the distance from the first `i` letters of `a` to the
+    // first `j` letters of `b`.
+    let mut table = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in table.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in table[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let replace = table[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = replace.min(table[i - 1][j] + 1).min(table[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[i - 2][j - 2] + 1);
+            }
+            table[i][j] = best;
+        }
+    }
+    table[a.len()][b.len()]
 }
 
 /// Whether `attrs` hold one of ours that must be stripped before the item is emitted.
@@ -233,4 +296,36 @@ pub fn docs(attrs: &[Attribute]) -> String {
         .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
         .collect();
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{METHOD_KEYS, TRAIT_KEYS, closest, edit_distance};
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_and_replacements() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("name", "name"), 0);
+        assert_eq!(edit_distance("nmae", "name"), 1);
+        assert_eq!(edit_distance("nam", "name"), 1);
+        assert_eq!(edit_distance("names", "name"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "crate"), 5);
+    }
+
+    #[test]
+    fn closest_suggests_misspellings_and_parts_only() {
+        assert_eq!(closest("nmae", METHOD_KEYS), Some("name"));
+        assert_eq!(closest("alias", METHOD_KEYS), Some("aliases"));
+        assert_eq!(closest("idempotant", METHOD_KEYS), Some("idempotent"));
+        assert_eq!(closest("paramstyle", METHOD_KEYS), Some("param_style"));
+        assert_eq!(
+            closest("separator", TRAIT_KEYS),
+            Some("namespace_separator")
+        );
+        assert_eq!(closest("krate", TRAIT_KEYS), Some("crate"));
+        assert_eq!(closest("blocking", METHOD_KEYS), None);
+        assert_eq!(closest("timeout", TRAIT_KEYS), None);
+    }
 }

@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use syn::{FnArg, GenericArgument, PathArguments, Type};
+use syn::{FnArg, Type};
 
-use crate::ast::{Api, Method};
+use crate::ast::{Api, Method, ParamsShape};
 use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
@@ -188,8 +188,8 @@ fn check_args(cx: &Ctxt, method: &Method) {
     for extra in contexts.iter().skip(1) {
         cx.error_spanned_by(extra, "a method takes at most one #[context] argument");
     }
-    if method.binds_whole_params() && method.params().count() > 1 {
-        for attr in method.args.iter().filter_map(|arg| arg.whole.as_ref()) {
+    if let ParamsShape::List(params) = method.params_shape() {
+        for attr in params.iter().filter_map(|arg| arg.whole.as_ref()) {
             cx.error_spanned_by(
                 attr,
                 "#[params] binds the whole `params` value to one argument, so the method can have no other params (a #[context] argument is allowed)",
@@ -265,21 +265,3 @@ const NOT_RESULTS: &[&str] = &[
     "u128", "usize", "f32", "f64", "String", "Option", "Vec", "Box", "Arc", "Rc", "Cow",
     "HashMap", "BTreeMap", "HashSet", "BTreeSet", "VecDeque", "Value", "ErrorObject",
 ];
-
-/// `T` of `Result<T, E>` (or of any `...Result<T, ...>`, such as `RpcResult<T>`
-/// or `io::Result<T>`) as written, when the type spells it out; an alias
-/// without arguments or with another name does not.
-pub fn result_ok_type(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if !last.ident.to_string().ends_with("Result") {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        GenericArgument::Type(ok) => Some(ok),
-        _ => None,
-    }
-}

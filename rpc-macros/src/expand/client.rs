@@ -3,10 +3,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Names, call_over, private_ident, relocate};
-use crate::ast::{Api, Method};
+use super::{
+    Names, assert_bound, call_over, private_ident, relocate, result_check, result_ok, type_value,
+};
+use crate::ast::{Api, Method, ParamsShape};
 use crate::attr::Kind;
-use crate::check::result_ok_type;
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names {
@@ -55,6 +56,9 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     }
 }
 
+/// The default of clippy's `too-many-arguments-threshold`.
+const CLIPPY_MAX_ARGUMENTS: usize = 7;
+
 fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
     let (info, params) = (private_ident("method"), private_ident("params"));
@@ -64,33 +68,39 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let types = args.iter().map(|arg| &arg.ty);
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(#[doc = #docs]));
-    // Unmet bounds are reported on the user's types rather than on `#[rpc]`:
-    // on an argument's type (`Serialize`) or on the return type
-    // (`Deserialize`, being a `Result`).
-    let pushes = args.iter().zip(&idents).map(|(arg, ident)| {
-        let value = relocate(quote!(&#ident), &arg.ty);
-        let push = quote!(#krate::client::ParamsBuilder::push);
-        let push = call_over(push, quote!(&mut #params, #value), &arg.ty);
-        quote!(#push;)
-    });
-    let build_params = match (idents.as_slice(), args.as_slice()) {
-        ([ident], [arg]) if method.binds_whole_params() => {
+    // Unmet bounds are reported on the user's types rather than on `#[rpc]`,
+    // once: each type is asserted over itself first, and every use of it is
+    // placed over it too (see `assert_bound`).
+    let checks = args
+        .iter()
+        .map(|arg| assert_bound(krate, "param", &arg.ty, &arg.ty));
+    let build_params = match method.params_shape() {
+        ParamsShape::Whole(arg) => {
+            let ident = arg.ident();
             let value = relocate(quote!(&#ident), &arg.ty);
             let whole = quote!(#krate::__private::whole_params);
-            call_over(whole, quote!(#info, #value), &arg.ty)
+            let param_type = type_value(krate, &arg.ty, &arg.ty);
+            call_over(whole, quote!(#info, #param_type, #value), &arg.ty)
         }
-        _ => quote! {{
-            let mut #params = #krate::__private::params(#info);
-            #(#pushes)*
-            #params.finish()
-        }},
+        ParamsShape::List(list) => {
+            let pushes = list.iter().filter_map(|arg| {
+                let ident = arg.ident()?;
+                let value = relocate(quote!(&#ident), &arg.ty);
+                let push = quote!(#krate::client::ParamsBuilder::push);
+                let push = call_over(push, quote!(&mut #params, #value), &arg.ty);
+                Some(quote!(#push;))
+            });
+            quote! {{
+                let mut #params = #krate::__private::params(#info);
+                #(#pushes)*
+                #params.finish()
+            }}
+        }
     };
+    let result_check = result_check(method, krate);
     let (output, send) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) => {
-            let ok = match result_ok_type(ty) {
-                Some(ok) => quote!(#ok),
-                None => quote!(<#ty as #krate::__private::ResultType>::Ok),
-            };
+            let ok = result_ok(ty, krate);
             let output = quote!(::core::result::Result<#ok, #krate::ClientError>);
             let send = quote!(#krate::__private::request(&self.transport, #info, #params));
             (relocate(output, ty), relocate(send, ty))
@@ -100,11 +110,17 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
             quote!(#krate::__private::notify(&self.transport, #info, #params)),
         ),
     };
+    // The client method mirrors the trait method, whose arguments the user
+    // chose: where clippy would flag it (`self` counts), the trait method is
+    // flagged already.
+    let allow = (idents.len() + 1 > CLIPPY_MAX_ARGUMENTS)
+        .then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
         #docs
-        // The trait method takes these arguments already; the client only mirrors it.
-        #[allow(clippy::too_many_arguments)]
+        #allow
         pub async fn #fn_ident(&self, #(#idents: #types),*) -> #output {
+            #(#checks)*
+            #result_check
             let #info = &#service::<()>::INFO.methods()[#index];
             let #params = #build_params;
             #send.await

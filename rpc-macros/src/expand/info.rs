@@ -5,9 +5,8 @@ use quote::quote;
 use syn::ext::IdentExt;
 
 use super::{Names, type_string};
-use crate::ast::{Api, Arg, Method};
+use crate::ast::{Api, Arg, Method, ParamsShape, result_ok_type};
 use crate::attr::{Kind, ParamStyle};
-use crate::check::result_ok_type;
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
@@ -36,14 +35,13 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         Kind::Method => quote!(method),
         Kind::Notification => quote!(notification),
     };
-    let params: Vec<_> = method.params().collect();
-    let params = match params.as_slice() {
-        [] => None,
-        [whole] if method.binds_whole_params() => {
+    let params = match method.params_shape() {
+        ParamsShape::Whole(whole) => {
             let param = param_info(whole, krate);
             Some(quote!(.whole_params(&#param)))
         }
-        params => {
+        ParamsShape::List(params) if params.is_empty() => None,
+        ParamsShape::List(params) => {
             let params = params.iter().map(|arg| param_info(arg, krate));
             Some(quote!(.params(&[#(#params),*])))
         }

@@ -124,6 +124,55 @@ fn call_over(path: TokenStream, args: TokenStream, target: &dyn ToTokens) -> Tok
     quote!(#path #args)
 }
 
+/// `T` of a method's return type `Result<T, E>`: as written when the type
+/// spells it out, else through the alias.
+fn result_ok(ty: &Type, krate: &syn::Path) -> TokenStream {
+    match ast::result_ok_type(ty) {
+        Some(ok) => quote!(#ok),
+        None => quote!(<#ty as #krate::__private::ResultType>::Ok),
+    }
+}
+
+/// The assertion on a method's result type, made by the client and the
+/// service alike. Only a type spelled out is asserted: through an alias, a
+/// return type that is not a `Result` would be reported once more.
+fn result_check(method: &ast::Method, krate: &syn::Path) -> Option<TokenStream> {
+    let ty = match (method.kind(), method.output()) {
+        (crate::attr::Kind::Method, Some(ty)) => ty,
+        _ => return None,
+    };
+    let ok = ast::result_ok_type(ty)?;
+    Some(assert_bound(krate, "result", ok, ty))
+}
+
+/// `__private::ty::<#ty>()`, the type `ty` as a value, placed over `target`.
+fn type_value(krate: &syn::Path, ty: &dyn ToTokens, target: &dyn ToTokens) -> TokenStream {
+    relocate(quote!(#krate::__private::ty::<#ty>()), target)
+}
+
+/// `__private::#check(ty::<#ty>());` placed over `target`: the assertion that
+/// `ty` meets the bound `check` puts on it, made before anything else uses
+/// the type.
+///
+/// Its error is reported on `target`, and every later use of the type that
+/// misses the same bound at the same place is not reported again: the
+/// compiler drops an error implied by one it has reported at the same span,
+/// and identical errors from the client and the service are shown once.
+fn assert_bound(
+    krate: &syn::Path,
+    check: &str,
+    ty: &dyn ToTokens,
+    target: &dyn ToTokens,
+) -> TokenStream {
+    let check = Ident::new(check, Span::call_site());
+    let call = call_over(
+        quote!(#krate::__private::#check),
+        type_value(krate, ty, target),
+        target,
+    );
+    quote!(#call;)
+}
+
 /// The spans of the first and the last token of `target`.
 fn ends(target: &dyn ToTokens) -> (Span, Span) {
     let mut tokens = target.to_token_stream().into_iter();

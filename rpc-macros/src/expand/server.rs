@@ -6,11 +6,13 @@
 //! calls the trait method. `call` boxes a future that runs `call_in` when
 //! first polled.
 
-use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::quote;
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
 
-use super::{Names, ends, place_all, private_ident, relocate};
-use crate::ast::{Api, Method};
+use super::{
+    Names, assert_bound, call_over, ends, place_all, private_ident, result_check, type_value,
+};
+use crate::ast::{Api, Method, ParamsShape};
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names {
@@ -38,23 +40,28 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         let aliases = m.aliases();
         let handler = handler(m, trait_ident, s, &locals, krate);
         // Unmet bounds on the method's types are reported on them rather than
-        // on `#[rpc]`. The compiler points at the explicit type arguments of
-        // `dispatch` when they are given: the args (`Deserialize`) at the
-        // parameter list, the result (`T: Serialize`, `E: Into<ErrorObject>`)
-        // at the return type, or at the name when there is none.
-        let (first, last) = match m.output() {
-            Some(ty) => ends(ty),
-            None => ends(m.ident()),
+        // on `#[rpc]`, once: the same assertions as the client's come first,
+        // and `dispatch` reports the params where they do (see `param_types`)
+        // and the result (`T: Serialize`, `E: Into<ErrorObject>`) on the
+        // return type, or on the name when there is none.
+        let checks = m
+            .params()
+            .map(|arg| assert_bound(krate, "param", &arg.ty, &arg.ty));
+        let result_check = result_check(m, krate);
+        let target: &dyn ToTokens = match m.output() {
+            Some(ty) => ty,
+            None => m.ident(),
         };
-        let args = args_type(m, krate);
-        let head = place_all(quote!(#krate::__private::dispatch::<), first);
-        let inferred = place_all(quote!(, _, _>), first);
-        let tail = place_all(
-            quote!((#call, &#methods[#index], #handler, #slot, #cx)),
-            last,
+        let (_, last) = ends(target);
+        let param_types = param_types(m, krate);
+        let rest = place_all(quote!(#handler, #slot, #cx), last);
+        let args = place_all(quote!(#call, &#methods[#index],), last);
+        let dispatch = call_over(
+            quote!(#krate::__private::dispatch),
+            quote!(#args #param_types, #rest),
+            target,
         );
-        let dispatch = quote!(#head #args #inferred #tail);
-        quote!(#name #(| #aliases)* => #dispatch)
+        quote!(#name #(| #aliases)* => { #(#checks)* #result_check #dispatch })
     });
     let doc = format!(
         "Serves [`{trait_ident}`]: routes each call to the server's method. \
@@ -141,32 +148,30 @@ fn handler(
             (None, ident) => quote!(#ident),
         });
     let call = quote!(<#s as #trait_ident>::#fn_ident(#server, #(#args),*));
-    let params: Vec<_> = method.params().collect();
-    let idents = params.iter().filter_map(|arg| arg.ident());
-    let types = params.iter().map(|arg| &arg.ty);
-    match params.as_slice() {
-        [whole] if method.binds_whole_params() => {
+    match method.params_shape() {
+        ParamsShape::Whole(whole) => {
             let (ident, ty) = (whole.ident(), &whole.ty);
             quote!(move |#krate::__private::Whole(#ident): #krate::__private::Whole<#ty>| #call)
         }
-        _ => quote!(move |(#(#idents,)*): (#(#types,)*)| #call),
+        ParamsShape::List(params) => {
+            let idents = params.iter().filter_map(|arg| arg.ident());
+            let types = params.iter().map(|arg| &arg.ty);
+            quote!(move |(#(#idents,)*): (#(#types,)*)| #call)
+        }
     }
 }
 
-/// The type the args are decoded into, `(A, B)` or `Whole<T>`, placed over
-/// the method's parameter list or its `#[params]` argument's type.
-fn args_type(method: &Method, krate: &syn::Path) -> TokenStream {
-    let params: Vec<_> = method.params().collect();
-    match params.as_slice() {
-        [whole] if method.binds_whole_params() => {
+/// The param types as values, `(ty::<A>(), ty::<B>())` or
+/// `ty::<Whole<T>>()`, each placed over its type in the trait.
+fn param_types(method: &Method, krate: &syn::Path) -> TokenStream {
+    match method.params_shape() {
+        ParamsShape::Whole(whole) => {
             let ty = &whole.ty;
-            relocate(quote!(#krate::__private::Whole<#ty>), ty)
+            type_value(krate, &quote!(#krate::__private::Whole<#ty>), ty)
         }
-        params => {
-            let types = params.iter().map(|arg| &arg.ty);
-            let mut tuple = Group::new(Delimiter::Parenthesis, quote!(#(#types,)*));
-            tuple.set_span(tuple.span().located_at(method.sig.paren_token.span.join()));
-            quote!(#tuple)
+        ParamsShape::List(params) => {
+            let values = params.iter().map(|arg| type_value(krate, &arg.ty, &arg.ty));
+            quote!((#(#values,)*))
         }
     }
 }

@@ -1,5 +1,6 @@
-// Arguments that are not `Serialize`/`Deserialize` are reported on the argument's
-// type (client) and on the parameter list (server), never on `#[rpc]`.
+// A param type that is neither `Serialize` nor `Deserialize`: one error on each
+// such type in the trait, which says what to derive, and nothing from the
+// service or the client that use it.
 use typed_rpc::{RpcResult, rpc};
 
 /// Neither `Serialize` nor `Deserialize`.

@@ -1,4 +1,5 @@
-// A result type that is neither `Serialize` nor `Deserialize`: both reported on the return type.
+// A result type that is neither `Serialize` nor `Deserialize`: one error, on the
+// return type, which says what to derive.
 use typed_rpc::{RpcResult, rpc};
 
 /// Neither `Serialize` nor `Deserialize`.
