@@ -106,7 +106,7 @@ fn install(npm_dir: &Path) {
         return;
     }
     let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund"])
+    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
         .current_dir(npm_dir);
     let (ok, out, err) = bounded(npm, INSTALL);
     assert!(

@@ -74,3 +74,71 @@ fn read(path: &LitStr) -> Result<TokenStream, Vec<String>> {
         #items
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_file(path: &str) -> String {
+        expand(quote!(#path)).to_string()
+    }
+
+    #[test]
+    fn a_missing_or_malformed_document_is_a_compile_error_that_says_why() {
+        let missing = expand_file("no/such/openrpc.json");
+        assert!(
+            missing.starts_with(":: core :: compile_error !"),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("cannot read the OpenRPC document"),
+            "{missing}"
+        );
+
+        let dir = std::env::temp_dir().join(format!("openrpc-macro-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let not_json = dir.join("not-json.json");
+        std::fs::write(&not_json, "{\"openrpc\": ").unwrap();
+        let out = expand_file(not_json.to_str().unwrap());
+        assert!(out.contains("is not JSON: EOF while parsing"), "{out}");
+
+        let no_methods = dir.join("no-methods.json");
+        std::fs::write(&no_methods, r#"{"openrpc": "1.3.2"}"#).unwrap();
+        let out = expand_file(no_methods.to_str().unwrap());
+        assert!(
+            out.contains("no-methods.json: the document has no `methods` array"),
+            "{out}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_input_is_one_string_literal() {
+        let out = expand(quote!(petstore)).to_string();
+        assert!(
+            out.contains("write `openrpc!(\\\"path/to/openrpc.json\\\")`"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_expansion_includes_the_document_and_warns_of_each_fallback() {
+        let dir = std::env::temp_dir().join(format!("openrpc-macro-ok-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let doc = dir.join("doc.json");
+        std::fs::write(
+            &doc,
+            r#"{"openrpc": "1.3.2", "info": {"title": "t", "version": "1"}, "methods": [
+                {"name": "m", "params": [{"name": "p", "schema": {"not": {}}}], "result": {"name": "r", "schema": {}}}]}"#,
+        )
+        .unwrap();
+        let out = expand_file(doc.to_str().unwrap());
+        assert!(out.contains(":: core :: include_bytes !"), "{out}");
+        assert!(
+            out.contains("# [deprecated (note = \"openrpc: `#/methods/0/params/0/schema`: `not` is not supported; it is `serde_json::Value`\")]"),
+            "{out}"
+        );
+        assert!(out.contains("const _ : () = __OPENRPC_NOTE_0 ;"), "{out}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
