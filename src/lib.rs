@@ -6,6 +6,59 @@
 //! here.
 #![doc = include_str!("../README.md")]
 
+/// A typed client for any OpenRPC server: a `#[rpc]` trait, its param and
+/// result types, and so its client, from an OpenRPC document read at compile
+/// time.
+///
+/// `openrpc!("specs/petstore.json")` reads the file (relative to the
+/// crate's `Cargo.toml`) and writes, where it is called:
+///
+/// - a `#[rpc]` trait named after `info.title` (`Petstore`; `Api` if it has
+///   none), so also `PetstoreClient<T>` and `PetstoreService<S>`: call the
+///   server with the client, or implement the trait to serve the document;
+/// - one method per document method, named in `snake_case`, with the wire
+///   name kept by `#[method(name = ...)]`; a method without `result` is a
+///   `#[notification]`; summary and description are its docs;
+/// - `paramStructure`: `by-name` is `param_style = "named"` (each argument
+///   named as its param; when a name is no Rust identifier, such as
+///   `pet-id`, the params become one `#[params]` struct that keeps the
+///   names), `by-position` is `"positional"`, `either` (the default) sends
+///   positional params; a param without `required: true` is an `Option`;
+/// - a type per schema that needs one: `#/components/schemas/Pet` is `Pet`,
+///   defined once; objects are structs (JSON names kept with
+///   `serde(rename)`, optional properties `Option`), string `enum`s are
+///   enums, `oneOf`/`anyOf` untagged enums, arrays `Vec`, maps `BTreeMap`,
+///   and the primitives `String`, `i64`, `f64`, `bool`.
+///
+/// What it cannot express in Rust (`allOf`, `not`, a `$ref` to another
+/// file, ...) becomes `serde_json::Value` with a compile-time warning
+/// (`use of deprecated constant ...: openrpc: <where>: <what>`; silence it
+/// with `#[allow(deprecated)]` on the enclosing module). A document that is
+/// not JSON, or not OpenRPC, is a compile error that says what is wrong and
+/// where. Cargo rebuilds the crate when the document changes.
+///
+/// The generated types derive serde's traits: the crate needs `serde` (with
+/// `derive`) and `serde_json` among its dependencies.
+///
+/// ```
+/// mod calculator {
+///     # #![allow(deprecated)] // the document's `allOf`, on purpose
+///     typed_rpc::openrpc!("tests/openrpc/specs/calculator.json");
+/// }
+///
+/// use calculator::{CalculatorClient, Circle, Shape};
+/// use typed_rpc::ClientError;
+/// use typed_rpc::client::Transport;
+///
+/// // Over any transport: HTTP, WebSocket, a child process's stdio, ...
+/// async fn area_of_a_unit_circle<T: Transport>(
+///     client: &CalculatorClient<T>,
+/// ) -> Result<f64, ClientError> {
+///     assert_eq!(client.subtract(42, 23).await?, 19);
+///     client.shapes_area(Shape::Circle(Circle { radius: 1.0, label: None })).await
+/// }
+/// ```
+pub use rpc_macros::openrpc;
 /// Turns a trait into a JSON-RPC API: the trait to implement, a service that
 /// routes calls to an implementation, a typed client, and a static
 /// description of the methods.

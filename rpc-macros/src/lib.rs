@@ -10,6 +10,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod openrpc;
 
 use proc_macro::TokenStream;
 
@@ -19,4 +20,13 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::rpc(args.into(), input.into()).into()
+}
+
+/// A `#[rpc]` trait, its types and so its typed client, from an OpenRPC
+/// document read at compile time.
+///
+/// See the `typed-rpc` crate for the full documentation.
+#[proc_macro]
+pub fn openrpc(input: TokenStream) -> TokenStream {
+    openrpc::expand(input.into()).into()
 }

@@ -13,6 +13,30 @@
 //!
 //! A param left out is decoded as serde decodes a missing struct field: an
 //! `Option` becomes `None`, anything else is a "missing required param" error.
+//!
+//! # Where inside a param
+//!
+//! When the failing value lies inside a param (a field of a struct, an
+//! element of a `Vec`, a value of a map), `data` also has `path`: the JSON
+//! Pointer (RFC 6901) of that value, taken from the root of `params`, so a
+//! named param's path starts with its name and a positional one's with its
+//! index:
+//!
+//! ```json
+//! {"param": "message", "position": 0, "path": "/message/parts/0", "reason": "missing field `text`"}
+//! ```
+//!
+//! A missing field is reported at the object that lacks it (the pointer
+//! resolves to a value the caller sent; the reason names the field). `path`
+//! is left out when `param` and `position` already say where: a failure of
+//! the param's value itself, and for a `#[params]` array (a variadic
+//! method), one of its own elements. Where serde cannot tell the way down
+//! (inside an untagged or internally tagged enum), the path stops at the
+//! deepest value it can name.
+//!
+//! The path is found on the error path only: once a decode has failed, the
+//! failing value is decoded again with a deserializer that tracks where it
+//! is. A call that decodes does exactly the work it did without paths.
 
 use std::fmt;
 
@@ -22,6 +46,7 @@ use serde::de::{
 };
 use serde::forward_to_deserialize_any;
 use serde_json::value::RawValue;
+use serde_path_to_error::Segment;
 
 use crate::{ErrorObject, MethodInfo};
 
@@ -68,7 +93,8 @@ impl<T: DeserializeOwned> DecodeParams for Whole<T> {
         };
         decoded.map(Whole).map_err(|reason| {
             let param = method.param_list().first().map(|p| p.name());
-            invalid_params(param, None, &reason)
+            let path = params.and_then(|raw| whole_path::<T>(raw));
+            invalid_params(param, None, path.as_deref(), &reason)
         })
     }
 }
@@ -99,6 +125,10 @@ trait Slots {
 
     /// Fills slot `index` for a param that was left out; `false` if it is required.
     fn fill_missing(&mut self, index: usize) -> bool;
+
+    /// Where inside `value` decoding it as param `index` fails; `None` if it
+    /// decodes.
+    fn failure_path(index: usize, value: &RawValue) -> Option<serde_path_to_error::Path>;
 }
 
 macro_rules! tuple_params {
@@ -139,6 +169,13 @@ macro_rules! tuple_params {
                 match index {
                     $($idx => self.$idx.is_some(),)*
                     _ => false,
+                }
+            }
+
+            fn failure_path(index: usize, value: &RawValue) -> Option<serde_path_to_error::Path> {
+                match index {
+                    $($idx => failure_path::<$T>(value),)*
+                    _ => None,
                 }
             }
         }
@@ -199,6 +236,10 @@ impl Slots for () {
     fn fill_missing(&mut self, _: usize) -> bool {
         false
     }
+
+    fn failure_path(_: usize, _: &RawValue) -> Option<serde_path_to_error::Path> {
+        None
+    }
 }
 
 impl DecodeParams for () {
@@ -223,7 +264,7 @@ fn decode_slots<S: Slots>(
             cursor: &mut cursor,
         });
         if let Err(err) = read {
-            return Err(cursor.into_error(&err, raw));
+            return Err(cursor.into_error::<S>(&err, raw));
         }
     }
     if cursor.filled != first(S::LEN) {
@@ -303,7 +344,7 @@ impl Cursor {
 
     /// Turns a failed read into the `-32602` error the caller sees.
     #[cold]
-    fn into_error(self, err: &serde_json::Error, params: &RawValue) -> ErrorObject {
+    fn into_error<S: Slots>(self, err: &serde_json::Error, params: &RawValue) -> ErrorObject {
         let method = self.method;
         let expected = method.param_list().len();
         match self.failure {
@@ -313,7 +354,7 @@ impl Cursor {
                     "too many params: `{}` takes {expected}, got {given}",
                     method.name()
                 );
-                invalid_params(None, Some(expected), &reason)
+                invalid_params(None, Some(expected), None, &reason)
             }
             Some(Failure::Unknown(name)) => {
                 let known: Vec<_> = method
@@ -325,10 +366,14 @@ impl Cursor {
                     0 => format!("unknown param: `{}` takes no params", method.name()),
                     _ => format!("unknown param; expected one of {}", known.join(", ")),
                 };
-                invalid_params(Some(&name), None, &reason)
+                invalid_params(Some(&name), None, None, &reason)
             }
             Some(Failure::Duplicate(index)) => param_error(method, index, "duplicate param"),
-            None => param_error(method, self.at, &serde_reason(err)),
+            None => {
+                let path = param_path::<S>(method, self.at, params);
+                let name = method.param_list().get(self.at).map(|p| p.name());
+                invalid_params(name, Some(self.at), path.as_deref(), &serde_reason(err))
+            }
         }
     }
 }
@@ -468,24 +513,155 @@ impl<'de> Deserializer<'de> for Missing {
 #[cold]
 fn param_error(method: &'static MethodInfo, index: usize, reason: &str) -> ErrorObject {
     let name = method.param_list().get(index).map(|p| p.name());
-    invalid_params(name, Some(index), reason)
+    invalid_params(name, Some(index), None, reason)
 }
 
 #[cold]
-fn invalid_params(param: Option<&str>, position: Option<usize>, reason: &str) -> ErrorObject {
+fn invalid_params(
+    param: Option<&str>,
+    position: Option<usize>,
+    path: Option<&str>,
+    reason: &str,
+) -> ErrorObject {
     #[derive(serde::Serialize)]
     struct Data<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         param: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         position: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<&'a str>,
         reason: &'a str,
     }
     ErrorObject::invalid_params().with_data(&Data {
         param,
         position,
+        path,
         reason,
     })
+}
+
+/// Where decoding `value` as a `T` fails, found by decoding it again with a
+/// deserializer that tracks the path; `None` if it decodes.
+#[cold]
+fn failure_path<T: DeserializeOwned>(value: &RawValue) -> Option<serde_path_to_error::Path> {
+    let mut de = serde_json::Deserializer::from_str(value.get());
+    serde_path_to_error::deserialize::<_, T>(&mut de)
+        .err()
+        .map(|err| err.path().clone())
+}
+
+/// The pointer into `params` of the value inside param `index` that failed
+/// to decode, if it lies below the param's own value.
+#[cold]
+fn param_path<S: Slots>(method: &MethodInfo, index: usize, params: &RawValue) -> Option<String> {
+    let name = method.param_list().get(index)?.name();
+    let (token, value) = match find_param(params, index, name)? {
+        Found::Element(value) => (index.to_string(), value),
+        Found::Member(value) => (name.to_owned(), value),
+    };
+    let path = S::failure_path(index, value)?;
+    let mut pointer = String::new();
+    push_token(&mut pointer, &token);
+    match push_path(&mut pointer, &path) {
+        0 => None,
+        _ => Some(pointer),
+    }
+}
+
+/// The pointer into `params` of the value that failed to decode as the
+/// `#[params]` argument `T`. A lone element index of a params array is left
+/// out, as a positional param's own index is.
+#[cold]
+fn whole_path<T: DeserializeOwned>(params: &RawValue) -> Option<String> {
+    let path = failure_path::<T>(params)?;
+    let mut pointer = String::new();
+    let tokens = push_path(&mut pointer, &path);
+    let lone_index = matches!(path.iter().next(), Some(Segment::Seq { .. })) && tokens == 1;
+    (tokens > 0 && !lone_index).then_some(pointer)
+}
+
+/// Appends the reference tokens of `path` to `pointer`, up to the first one
+/// serde could not name; returns how many it appended.
+fn push_path(pointer: &mut String, path: &serde_path_to_error::Path) -> usize {
+    let mut tokens = 0;
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => push_token(pointer, &index.to_string()),
+            Segment::Map { key } => push_token(pointer, key),
+            // An externally tagged variant's content sits under its name.
+            Segment::Enum { variant } => push_token(pointer, variant),
+            Segment::Unknown => break,
+        }
+        tokens += 1;
+    }
+    tokens
+}
+
+/// Appends `/token`, with `~` and `/` escaped as RFC 6901 says.
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// A param's raw value inside `params`.
+enum Found<'a> {
+    /// Element `index` of a params array.
+    Element(&'a RawValue),
+    /// The first member called `name` of a params object.
+    Member(&'a RawValue),
+}
+
+/// Finds param `index`, called `name`, in `params`: the element at `index`
+/// of an array, or the first member called `name` of an object.
+#[cold]
+fn find_param<'a>(params: &'a RawValue, index: usize, name: &str) -> Option<Found<'a>> {
+    struct Find<'n> {
+        index: usize,
+        name: &'n str,
+    }
+
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = Option<Found<'de>>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array or an object of params")
+        }
+
+        // Both read to the end: serde_json fails a visit that leaves
+        // elements or members unread.
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            let mut at = 0;
+            while let Some(value) = seq.next_element::<&RawValue>()? {
+                if at == self.index {
+                    found = Some(Found::Element(value));
+                }
+                at += 1;
+            }
+            Ok(found)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'_, str>>()? {
+                let value = map.next_value::<&RawValue>()?;
+                if found.is_none() && key == self.name {
+                    found = Some(Found::Member(value));
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(params.get());
+    de.deserialize_any(Find { index, name }).ok().flatten()
 }
 
 /// serde_json's message without its " at line L column C" suffix, which points
