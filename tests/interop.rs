@@ -699,7 +699,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
     let client = CalculatorClient::new(transport.clone());
     let named = NamedCalculatorClient::new(transport.clone());
 
-    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
+    assert_eq!(client.subtract(42.into(), 23.into()).await.unwrap(), 19);
     assert_eq!(named.subtract(42, 23).await.unwrap(), 19);
     assert_eq!(
         named.subtract(23, 42).await.unwrap(),
@@ -711,7 +711,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
     client.update(vec![1, 2, 3]).await.unwrap();
     assert_eq!(client.total().await.unwrap(), 6);
 
-    let err = client.add(JS_MAX_SAFE, 1).await.unwrap_err();
+    let err = client.add(JS_MAX_SAFE.into(), 1.into()).await.unwrap_err();
     assert_eq!(err.rpc_error().unwrap().message(), "Overflow");
     assert_eq!(
         err.into_app_error::<Overflow>().unwrap(),
@@ -788,7 +788,7 @@ async fn generated_client_calls_a_jayson_http_server() {
     // The server closed the pooled connection while it sat idle: the next
     // call must not trip over it.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(client.subtract(2, 1).await.unwrap(), 1);
+    assert_eq!(client.subtract(2.into(), 1.into()).await.unwrap(), 1);
 }
 
 /// The generated client over newline-delimited TCP against a jayson server,
