@@ -16,11 +16,8 @@
 //! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
 //! tests fail, saying so.
 
-#[path = "../examples/common/calculator_api.rs"]
-#[allow(dead_code)] // `Calc`, the server half, is the example's.
-mod calculator_api;
-#[path = "support/examples.rs"]
-mod examples;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -37,8 +34,8 @@ use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
 
-use calculator_api::CalculatorClient;
-use examples::{repo, target_dir};
+use support::calculator_api::CalculatorClient;
+use support::examples::{self, repo, target_dir};
 
 /// How long a foreign script may run, or a server take to announce itself.
 const PATIENCE: Duration = Duration::from_secs(60);

@@ -1,9 +1,23 @@
-//! What several integration tests share: the calculator API of the JSON-RPC
-//! 2.0 specification's examples, helpers to send request text to a router
-//! and read the reply, and a WebSocket handshake written by hand.
+//! What the integration test crates share, written once: helpers to send
+//! request text to a router and read the reply, the calculator API of the
+//! JSON-RPC 2.0 specification's examples, raw peers that speak each wire by
+//! hand, the hostile-input harness, and the example programs.
+//!
+//! Each crate mounts this folder with
+//! `#[path = "../support/mod.rs"] mod support;`.
 
 // Each test crate uses its own part of this module.
 #![allow(dead_code)]
+
+pub mod examples;
+pub mod harness;
+
+/// The calculator example's API, for the tests that talk to the example.
+#[path = "../../examples/common/calculator_api.rs"]
+pub mod calculator_api;
+/// The language server example's API.
+#[path = "../../examples/common/lsp_api.rs"]
+pub mod lsp_api;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};

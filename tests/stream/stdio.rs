@@ -2,16 +2,11 @@
 //! through their stdin and stdout by the generated clients, with the server
 //! calling back into its client (LSP-style) on the same pipes.
 
-#[path = "support/examples.rs"]
-mod examples;
-#[path = "../examples/common/lsp_api.rs"]
-#[allow(dead_code)] // the server half is the example's
-mod lsp_api;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
+use crate::support::examples;
+use crate::support::lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
 use tokio::process::Command;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};

@@ -1,8 +1,7 @@
 //! The HTTP transport, end to end on loopback: the server (standalone and
 //! mounted in axum), the client, and the generated typed client over it.
 
-mod common;
-
+use crate::support;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -311,7 +310,7 @@ async fn every_conformance_vector_over_http() {
                 );
                 let actual = response.json();
                 assert!(
-                    common::same_reply(expected, &actual),
+                    support::same_reply(expected, &actual),
                     "{name}: expected {expected}, got {actual}"
                 );
             }

@@ -1,10 +1,7 @@
 //! The calculator example's API, served in process: its numbers keep
 //! integers exact and take fractions too.
 
-#[path = "../examples/common/calculator_api.rs"]
-mod calculator_api;
-
-use calculator_api::{Calc, Calculator};
+use crate::support::calculator_api::{Calc, Calculator};
 use serde_json::{Value, json};
 use typed_rpc::Router;
 

@@ -3,8 +3,7 @@
 //! it both ways, and what hostile or careless peers get. Raw frames are sent
 //! with tokio-tungstenite's own client, or byte by byte.
 
-mod common;
-
+use crate::support;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -326,7 +325,7 @@ async fn every_conformance_vector_over_websocket() {
     let vectors: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let cases = vectors["cases"].as_array().unwrap();
     assert!(!cases.is_empty());
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let handle = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
     // All on one connection, one case at a time.
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
@@ -348,7 +347,7 @@ async fn every_conformance_vector_over_websocket() {
             expected => {
                 let actual = peer.reply().await;
                 assert!(
-                    common::same_reply(expected, &actual),
+                    support::same_reply(expected, &actual),
                     "{name}: expected {expected}, got {actual}"
                 );
             }
@@ -677,7 +676,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     let (handle, addr) = serve(Limits::default()).await;
     // A client that does not wait for the `101`: the handshake and its first
     // two messages in one write, so the server reads them all at once.
-    let mut bytes = common::WS_HANDSHAKE.to_vec();
+    let mut bytes = support::WS_HANDSHAKE.to_vec();
     for id in [1, 2] {
         let text =
             format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,{id}],"id":{id}}}"#);
@@ -687,7 +686,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     }
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     tcp.write_all(&bytes).await.unwrap();
-    let head = common::read_head(&mut tcp).await;
+    let head = support::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     let mut ws = WebSocketStream::from_raw_socket(tcp, Role::Client, None).await;
     let mut replies = Vec::new();
@@ -713,8 +712,8 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
 /// A TCP connection after a successful handshake written by hand.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(common::WS_HANDSHAKE).await.unwrap();
-    let head = common::read_head(&mut tcp).await;
+    tcp.write_all(support::WS_HANDSHAKE).await.unwrap();
+    let head = support::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     // RFC 6455's own example of the key and its accept value.
     assert!(
@@ -734,7 +733,7 @@ async fn bad_handshakes_are_refused() {
             "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n{headers}\r\n"
         );
         tcp.write_all(request.as_bytes()).await.unwrap();
-        common::read_head(&mut tcp).await
+        support::read_head(&mut tcp).await
     };
     let old =
         attempt("Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n")
