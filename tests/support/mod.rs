@@ -9,6 +9,7 @@
 // Each test crate uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod calculator;
 pub mod examples;
 pub mod harness;
 

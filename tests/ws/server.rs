@@ -4,14 +4,13 @@
 //! with tokio-tungstenite's own client, or byte by byte.
 
 use crate::support;
+use crate::support::calculator::{Calc, Calculator, CalculatorClient, Editor, LogMessage};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -24,164 +23,7 @@ use typed_rpc::client::{Batch, ClientExt, Params, Transport, TransportErrorKind}
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, rpc};
-
-/// The calculator of the specification's examples, plus what these tests need.
-#[rpc]
-pub trait Calculator {
-    /// `minuend - subtrahend`.
-    #[method(name = "subtract")]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
-
-    /// The sum of the whole positional params.
-    #[method(name = "sum")]
-    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
-
-    /// `["hello", 5]`.
-    #[method(name = "get_data")]
-    async fn get_data(&self) -> RpcResult<(String, i64)>;
-
-    /// A greeting, sent with named params; `greeting` may be left out.
-    #[method(name = "greet", param_style = "named")]
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String>;
-
-    /// What the handler knows about the caller.
-    #[method(name = "whoami")]
-    async fn whoami(&self, #[context] cx: &Context) -> RpcResult<Value>;
-
-    /// Answers after `millis` milliseconds.
-    #[method(name = "slow")]
-    async fn slow(&self, millis: u64) -> RpcResult<u64>;
-
-    /// The running total of the notifications' values.
-    #[method(name = "total")]
-    async fn total(&self) -> RpcResult<i64>;
-
-    /// Logs on the client and asks it for its style, as a language server
-    /// asks its editor, before answering.
-    #[method(name = "hover")]
-    async fn hover(&self, #[context] cx: &Context, word: String) -> RpcResult<String>;
-
-    /// Notifies the client of each of `steps` steps, then answers, as an MCP
-    /// server reports progress: the client must see every notification
-    /// before the result.
-    #[method(name = "work")]
-    async fn work(&self, #[context] cx: &Context, steps: u64) -> RpcResult<u64>;
-
-    /// Adds the values to the total; never answered.
-    #[notification(name = "update")]
-    async fn update(&self, #[params] values: Vec<i64>);
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LogMessage {
-    pub level: u8,
-    pub message: String,
-}
-
-/// What the client serves to the server.
-#[rpc]
-pub trait Editor {
-    #[notification(name = "window/logMessage")]
-    async fn log_message(&self, #[params] params: LogMessage);
-
-    #[method(name = "workspace/configuration")]
-    async fn configuration(&self, section: String) -> RpcResult<String>;
-}
-
-#[derive(Default)]
-struct Calc {
-    total: AtomicI64,
-    /// Told each time a `slow` call starts.
-    slow_started: Arc<tokio::sync::Notify>,
-}
-
-fn internal(err: ClientError) -> ErrorObject {
-    ErrorObject::new(-32000, err.to_string())
-}
-
-impl Calculator for Calc {
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
-        Ok(minuend - subtrahend)
-    }
-
-    async fn sum(&self, values: Vec<i64>) -> RpcResult<i64> {
-        Ok(values.iter().sum())
-    }
-
-    async fn get_data(&self) -> RpcResult<(String, i64)> {
-        Ok(("hello".to_owned(), 5))
-    }
-
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String> {
-        Ok(format!(
-            "{}, {name}!",
-            greeting.as_deref().unwrap_or("Hello")
-        ))
-    }
-
-    async fn whoami(&self, cx: &Context) -> RpcResult<Value> {
-        let header = |name: &str| {
-            cx.headers()
-                .into_iter()
-                .flat_map(|headers| headers.get_all(name))
-                .filter_map(|value| value.to_str().ok())
-                .collect::<Vec<_>>()
-        };
-        Ok(json!({
-            "transport": format!("{:?}", cx.transport()),
-            "peer": cx.remote_addr().map(|addr| addr.to_string()),
-            "authorization": header("authorization"),
-            "x-tag": header("x-tag"),
-            "connection": cx.connection().is_some(),
-        }))
-    }
-
-    async fn slow(&self, millis: u64) -> RpcResult<u64> {
-        self.slow_started.notify_one();
-        tokio::time::sleep(Duration::from_millis(millis)).await;
-        Ok(millis)
-    }
-
-    async fn total(&self) -> RpcResult<i64> {
-        Ok(self.total.load(Ordering::SeqCst))
-    }
-
-    async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        let editor = EditorClient::new(connection.clone());
-        let log = LogMessage {
-            level: 3,
-            message: format!("hovering {word}"),
-        };
-        editor.log_message(log).await.map_err(internal)?;
-        let style = editor
-            .configuration("style".to_owned())
-            .await
-            .map_err(internal)?;
-        Ok(format!("{word} ({style})"))
-    }
-
-    async fn work(&self, cx: &Context, steps: u64) -> RpcResult<u64> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        for step in 1..=steps {
-            let params = Params::from_value(&[step]).map_err(internal)?;
-            connection
-                .notify("progress", Some(params))
-                .await
-                .map_err(internal)?;
-        }
-        Ok(steps)
-    }
-
-    async fn update(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
-    }
-}
+use typed_rpc::{ClientError, Router, RpcResult};
 
 #[derive(Default)]
 struct EditorState {
