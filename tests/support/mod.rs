@@ -12,6 +12,7 @@
 pub mod calculator;
 pub mod examples;
 pub mod harness;
+pub mod raw;
 
 /// The calculator example's API, for the tests that talk to the example.
 #[path = "../../examples/common/calculator_api.rs"]
@@ -183,24 +184,4 @@ fn same_response(expected: &Value, actual: &Value) -> bool {
             }
             None => actual.get("error").is_none() && actual.get("result") == expected.get("result"),
         }
-}
-
-/// A WebSocket client's handshake, written by hand with RFC 6455's example key.
-pub const WS_HANDSHAKE: &[u8] =
-    b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-
-/// An HTTP response's head, read byte by byte so nothing after it (the
-/// first WebSocket frames) is consumed; fails the test after 5 s.
-pub async fn read_head(tcp: &mut tokio::net::TcpStream) -> String {
-    use tokio::io::AsyncReadExt;
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let byte = tokio::time::timeout(std::time::Duration::from_secs(5), tcp.read_u8())
-            .await
-            .expect("a response in time")
-            .expect("a response head");
-        head.push(byte);
-    }
-    String::from_utf8(head).unwrap()
 }

@@ -59,8 +59,8 @@ async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
 /// A TCP connection after a successful handshake.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(support::WS_HANDSHAKE).await.unwrap();
-    let head = support::read_head(&mut tcp).await;
+    tcp.write_all(support::raw::WS_HANDSHAKE).await.unwrap();
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     tcp
 }

@@ -518,7 +518,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     let (handle, addr) = serve(Limits::default()).await;
     // A client that does not wait for the `101`: the handshake and its first
     // two messages in one write, so the server reads them all at once.
-    let mut bytes = support::WS_HANDSHAKE.to_vec();
+    let mut bytes = support::raw::WS_HANDSHAKE.to_vec();
     for id in [1, 2] {
         let text =
             format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,{id}],"id":{id}}}"#);
@@ -528,7 +528,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     }
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     tcp.write_all(&bytes).await.unwrap();
-    let head = support::read_head(&mut tcp).await;
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     let mut ws = WebSocketStream::from_raw_socket(tcp, Role::Client, None).await;
     let mut replies = Vec::new();
@@ -554,8 +554,8 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
 /// A TCP connection after a successful handshake written by hand.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(support::WS_HANDSHAKE).await.unwrap();
-    let head = support::read_head(&mut tcp).await;
+    tcp.write_all(support::raw::WS_HANDSHAKE).await.unwrap();
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     // RFC 6455's own example of the key and its accept value.
     assert!(
@@ -575,7 +575,7 @@ async fn bad_handshakes_are_refused() {
             "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n{headers}\r\n"
         );
         tcp.write_all(request.as_bytes()).await.unwrap();
-        support::read_head(&mut tcp).await
+        support::raw::read_head(&mut tcp).await
     };
     let old =
         attempt("Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n")
