@@ -1,5 +1,5 @@
 //! Properties over generated input, a short run of what the fuzz targets in
-//! `fuzz/` check at length (the oracles are shared: `tests/harness/`):
+//! `fuzz/` check at length (the oracles are shared: `tests/support/harness/`):
 //!
 //! - the router answers every generated request and batch as the protocol
 //!   says, with the exact result or error its model predicts, and hostile

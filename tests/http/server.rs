@@ -2,7 +2,7 @@
 //! mounted in axum), the client, and the generated typed client over it.
 
 use crate::support;
-use crate::support::calculator::{Calc, Calculator, CalculatorClient};
+use crate::support::calculator::{Calc, CalculatorClient, serve, server_of};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -16,21 +16,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use typed_rpc::client::{Batch, ClientExt, Params, RetryPolicy, TransportErrorKind};
 use typed_rpc::transport::http::{HttpClient, ResponseBody};
-use typed_rpc::transport::{Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Router, TransportKind};
+use typed_rpc::transport::{Limits, Server};
+use typed_rpc::{ClientError, TransportKind};
 
 fn server(limits: Limits) -> Server {
     server_of(Calc::default(), limits)
-}
-
-fn server_of(calc: Calc, limits: Limits) -> Server {
-    Server::new(Router::new(calc.into_service())).limits(limits)
-}
-
-async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server(limits).serve_http("127.0.0.1:0").await.unwrap();
-    let addr = handle.local_addr().unwrap();
-    (handle, addr)
 }
 
 fn url(addr: SocketAddr) -> String {
@@ -237,7 +227,7 @@ async fn other_methods_get_405_with_allow_post() {
         assert_eq!(response.header("allow"), Some("POST"), "{method}");
     }
     // A WebSocket handshake is a GET too, answered `101` with the `ws`
-    // feature (tests/ws.rs); an upgrade to anything else is refused.
+    // feature (tests/ws/server.rs); an upgrade to anything else is refused.
     let upgrade = "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
     let response = Conn::open(addr).await.send(upgrade.as_bytes()).await;
     assert_eq!(response.status, 405);

@@ -4,6 +4,7 @@
 //! the plain calculator of [`super`], whose names leave room for the
 //! services they merge with it.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -11,7 +12,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typed_rpc::client::{ClientExt, Params};
-use typed_rpc::{ClientError, Context, ErrorObject, RpcResult, rpc};
+use typed_rpc::transport::{Limits, Server, ServerHandle};
+use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, rpc};
 
 /// The calculator of the specification's examples, plus what the transport tests need.
 #[rpc]
@@ -95,6 +97,21 @@ pub struct Calc {
     pub total: AtomicI64,
     /// Told each time a `slow` call starts.
     pub slow_started: Arc<tokio::sync::Notify>,
+}
+
+/// A server of `calc` with `limits`.
+pub fn server_of(calc: Calc, limits: Limits) -> Server {
+    Server::new(Router::new(calc.into_service())).limits(limits)
+}
+
+/// A fresh calculator served on a loopback port, HTTP and WebSocket both.
+pub async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
+    let handle = server_of(Calc::default(), limits)
+        .serve_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = handle.local_addr().unwrap();
+    (handle, addr)
 }
 
 fn internal(err: ClientError) -> ErrorObject {

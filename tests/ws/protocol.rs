@@ -6,7 +6,7 @@
 //! The frames are written by hand over a plain `TcpStream`, and the server's
 //! frames read by hand, with no WebSocket library: these tests pin the
 //! server's behaviour independently of the implementation that produces it,
-//! so that it can be replaced. `tests/ws.rs` covers the transport itself
+//! so that it can be replaced. `tests/ws/server.rs` covers the transport itself
 //! (and already: an unmasked client frame, text that is not UTF-8 in one
 //! frame, oversized messages, JSON in binary frames).
 

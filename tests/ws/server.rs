@@ -4,7 +4,7 @@
 //! with tokio-tungstenite's own client, or byte by byte.
 
 use crate::support;
-use crate::support::calculator::{Calc, Calculator, CalculatorClient, Editor, LogMessage};
+use crate::support::calculator::{Calc, CalculatorClient, Editor, LogMessage, serve, server_of};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -46,19 +46,6 @@ impl Editor for EditorHandlers {
 const PATIENCE: Duration = Duration::from_secs(5);
 
 const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
-
-fn server_of(calc: Calc, limits: Limits) -> Server {
-    Server::new(Router::new(calc.into_service())).limits(limits)
-}
-
-async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server_of(Calc::default(), limits)
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
-    (handle, addr)
-}
 
 fn ws_url(addr: SocketAddr) -> String {
     format!("ws://{addr}/")
