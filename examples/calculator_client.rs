@@ -102,13 +102,20 @@ async fn run(http: Option<String>, ws: Option<String>) -> Result<(), Box<dyn Err
 
 /// The same calls on any transport, each printed with its result.
 async fn calls<T: Transport>(client: &CalculatorClient<T>) -> Result<(), Box<dyn Error>> {
-    println!("  subtract(42, 23) = {}", client.subtract(42, 23).await?);
-    println!("  add(2, 3) = {}", client.add(2, 3).await?);
+    println!(
+        "  subtract(42, 23) = {}",
+        client.subtract(42.into(), 23.into()).await?
+    );
+    println!("  add(2, 3) = {}", client.add(2.into(), 3.into()).await?);
+    println!(
+        "  add(0.25, 0.5) = {}",
+        client.add(0.25.into(), 0.5.into()).await?
+    );
     println!("  sum([1, 2, 4]) = {}", client.sum(vec![1, 2, 4]).await?);
     println!("  get_data() = {:?}", client.get_data().await?);
     client.update(vec![1, 2, 3]).await?;
     println!("  update([1, 2, 3]) sent: a notification, never answered");
-    match client.add(i64::MAX, 1).await {
+    match client.add(i64::MAX.into(), 1.into()).await {
         Ok(sum) => println!("  add(i64::MAX, 1) = {sum}"),
         Err(err) => {
             let rpc: Option<&ErrorObject> = err.rpc_error();

@@ -16,11 +16,8 @@
 //! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
 //! tests fail, saying so.
 
-#[path = "../examples/common/calculator_api.rs"]
-#[allow(dead_code)] // `Calc`, the server half, is the example's.
-mod calculator_api;
-#[path = "support/examples.rs"]
-mod examples;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -37,8 +34,8 @@ use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
 
-use calculator_api::CalculatorClient;
-use examples::{repo, target_dir};
+use support::calculator_api::CalculatorClient;
+use support::examples::{self, repo, target_dir};
 
 /// How long a foreign script may run, or a server take to announce itself.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -699,7 +696,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
     let client = CalculatorClient::new(transport.clone());
     let named = NamedCalculatorClient::new(transport.clone());
 
-    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
+    assert_eq!(client.subtract(42.into(), 23.into()).await.unwrap(), 19);
     assert_eq!(named.subtract(42, 23).await.unwrap(), 19);
     assert_eq!(
         named.subtract(23, 42).await.unwrap(),
@@ -711,7 +708,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
     client.update(vec![1, 2, 3]).await.unwrap();
     assert_eq!(client.total().await.unwrap(), 6);
 
-    let err = client.add(JS_MAX_SAFE, 1).await.unwrap_err();
+    let err = client.add(JS_MAX_SAFE.into(), 1.into()).await.unwrap_err();
     assert_eq!(err.rpc_error().unwrap().message(), "Overflow");
     assert_eq!(
         err.into_app_error::<Overflow>().unwrap(),
@@ -788,7 +785,7 @@ async fn generated_client_calls_a_jayson_http_server() {
     // The server closed the pooled connection while it sat idle: the next
     // call must not trip over it.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(client.subtract(2, 1).await.unwrap(), 1);
+    assert_eq!(client.subtract(2.into(), 1.into()).await.unwrap(), 1);
 }
 
 /// The generated client over newline-delimited TCP against a jayson server,

@@ -1,12 +1,13 @@
 //! What a stream reader allocates, counted by a global allocator of this
 //! test binary's own (so it holds one test only: nothing else allocates).
 
-mod harness;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use harness::framing::{Event, Piece, Seen, Split, read_stream};
+use support::harness::framing::{Event, Piece, Seen, Split, read_stream};
 use typed_rpc::transport::stream::Framing;
 
 struct Counting;

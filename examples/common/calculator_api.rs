@@ -1,20 +1,23 @@
 //! The calculator API of the JSON-RPC 2.0 specification's examples, shared
 //! by the server and client examples.
 
+use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 use typed_rpc::{ErrorObject, RpcResult, rpc};
 
 /// The calculator of the JSON-RPC 2.0 specification's examples, plus `add`.
 #[rpc]
 pub trait Calculator {
-    /// Subtracts `subtrahend` from `minuend`.
+    /// Subtracts `subtrahend` from `minuend`; fails with `-32000` on overflow.
     #[method(name = "subtract")]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
+    async fn subtract(&self, minuend: Number, subtrahend: Number) -> RpcResult<Number>;
 
     /// Adds `a` and `b`; fails with `-32000` on overflow.
     #[method(name = "add")]
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
+    async fn add(&self, a: Number, b: Number) -> RpcResult<Number>;
 
     /// Sums any number of values, given as the whole positional params.
     #[method(name = "sum")]
@@ -41,6 +44,120 @@ pub trait Calculator {
     async fn total(&self) -> RpcResult<i64>;
 }
 
+/// A JSON number as the calculator computes with it: integers stay exact
+/// integers, anything with a fraction or an exponent is a float.
+///
+/// Two integers give an integer, sent back as a JSON integer (`5`, not
+/// `5.0`); an integer result outside `i64` is the `-32000 Overflow` error
+/// rather than a rounded float, so that a client never gets a wrong
+/// integer. A float on either side gives a float; a float result that is
+/// not finite (JSON has no infinity) is the same error. An integer operand
+/// outside `i64` is refused as invalid params: rounding it would lose the
+/// exactness integers are promised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// A JSON integer.
+    Int(i64),
+    /// A JSON number with a fraction or an exponent.
+    Float(f64),
+}
+
+impl Number {
+    /// `self + other`; `None` on overflow.
+    pub fn checked_add(self, other: Number) -> Option<Number> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a.checked_add(b).map(Number::Int),
+            _ => finite(self.as_f64() + other.as_f64()),
+        }
+    }
+
+    /// `self - other`; `None` on overflow.
+    pub fn checked_sub(self, other: Number) -> Option<Number> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => a.checked_sub(b).map(Number::Int),
+            _ => finite(self.as_f64() - other.as_f64()),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(int) => int as f64,
+            Number::Float(float) => float,
+        }
+    }
+}
+
+fn finite(float: f64) -> Option<Number> {
+    float.is_finite().then_some(Number::Float(float))
+}
+
+impl From<i64> for Number {
+    fn from(int: i64) -> Self {
+        Number::Int(int)
+    }
+}
+
+impl From<f64> for Number {
+    fn from(float: f64) -> Self {
+        Number::Float(float)
+    }
+}
+
+impl PartialEq<i64> for Number {
+    fn eq(&self, other: &i64) -> bool {
+        *self == Number::Int(*other)
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Int(int) => int.fmt(f),
+            Number::Float(float) => float.fmt(f),
+        }
+    }
+}
+
+impl Serialize for Number {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Number::Int(int) => serializer.serialize_i64(int),
+            Number::Float(float) => serializer.serialize_f64(float),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NumberVisitor)
+    }
+}
+
+/// Takes integers as integers, so that none is rounded through `f64`.
+struct NumberVisitor;
+
+impl Visitor<'_> for NumberVisitor {
+    type Value = Number;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number (an integer within i64, or a float)")
+    }
+
+    fn visit_i64<E: de::Error>(self, int: i64) -> Result<Number, E> {
+        Ok(Number::Int(int))
+    }
+
+    fn visit_u64<E: de::Error>(self, int: u64) -> Result<Number, E> {
+        i64::try_from(int)
+            .map(Number::Int)
+            .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(int), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, float: f64) -> Result<Number, E> {
+        Ok(Number::Float(float))
+    }
+}
+
 /// A calculator that keeps a running total of what it is notified about.
 #[derive(Default)]
 pub struct Calc {
@@ -48,13 +165,13 @@ pub struct Calc {
 }
 
 impl Calculator for Calc {
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
+    async fn subtract(&self, minuend: Number, subtrahend: Number) -> RpcResult<Number> {
         minuend
             .checked_sub(subtrahend)
             .ok_or_else(|| overflow(minuend, subtrahend))
     }
 
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
+    async fn add(&self, a: Number, b: Number) -> RpcResult<Number> {
         a.checked_add(b).ok_or_else(|| overflow(a, b))
     }
 
@@ -86,6 +203,6 @@ impl Calculator for Calc {
     }
 }
 
-fn overflow(a: i64, b: i64) -> ErrorObject {
+fn overflow(a: Number, b: Number) -> ErrorObject {
     ErrorObject::new(-32000, "Overflow").with_data(&[a, b])
 }

@@ -1,10 +1,10 @@
 //! Stream transports end to end: TCP with both framings, server-to-client
 //! calls through the same generated proxies, limits and graceful shutdown.
 
+use crate::support::calculator::{Editor, EditorClient, LogMessage};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -12,22 +12,6 @@ use typed_rpc::client::{Batch, ClientExt, Params, Transport};
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::{Limits, Server, ServerHandle};
 use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, TransportKind, rpc};
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LogMessage {
-    pub level: u8,
-    pub message: String,
-}
-
-/// What the editor (the client) serves to the language server.
-#[rpc]
-pub trait Editor {
-    #[notification(name = "window/logMessage")]
-    async fn log_message(&self, #[params] params: LogMessage);
-
-    #[method(name = "workspace/configuration")]
-    async fn configuration(&self, section: String) -> RpcResult<String>;
-}
 
 /// The language server.
 #[rpc]

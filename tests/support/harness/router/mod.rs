@@ -10,5 +10,5 @@ use typed_rpc::Router;
 /// The router's reply to `input`. Every method of [`services`] answers
 /// without waiting, so the reply is ready on the first polls.
 pub fn handle(router: &Router, input: &[u8]) -> Option<String> {
-    crate::harness::block_on(router.handle(input), 16)
+    super::block_on(router.handle(input), 16)
 }

@@ -1,4 +1,4 @@
-//! Hostile-input harness shared by `tests/properties.rs` and the fuzz targets
+//! Hostile-input harness shared by `tests/core/properties.rs` and the fuzz targets
 //! in `fuzz/` (which include this directory with `#[path]`), so the oracles
 //! that judge the router and the framings exist once.
 //!

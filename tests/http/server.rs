@@ -1,13 +1,13 @@
 //! The HTTP transport, end to end on loopback: the server (standalone and
 //! mounted in axum), the client, and the generated typed client over it.
 
-mod common;
-
+use crate::support;
+use crate::support::calculator::{Calc, CalculatorClient, serve, server_of};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, StatusCode};
@@ -16,138 +16,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use typed_rpc::client::{Batch, ClientExt, Params, RetryPolicy, TransportErrorKind};
 use typed_rpc::transport::http::{HttpClient, ResponseBody};
-use typed_rpc::transport::{Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, TransportKind, rpc};
-
-/// The calculator of the specification's examples, plus what the HTTP tests need.
-#[rpc]
-pub trait Calculator {
-    /// `minuend - subtrahend`; safe to repeat.
-    #[method(name = "subtract", idempotent)]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
-
-    /// `a + b`, or `-32000` on overflow; not marked idempotent.
-    #[method(name = "add")]
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64>;
-
-    /// The sum of the whole positional params.
-    #[method(name = "sum")]
-    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
-
-    /// `["hello", 5]`.
-    #[method(name = "get_data")]
-    async fn get_data(&self) -> RpcResult<(String, i64)>;
-
-    /// A greeting, sent with named params; `greeting` may be left out.
-    #[method(name = "greet", param_style = "named")]
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String>;
-
-    /// What the handler knows about the caller.
-    #[method(name = "whoami")]
-    async fn whoami(&self, #[context] cx: &Context) -> RpcResult<Value>;
-
-    /// Answers after `millis` milliseconds.
-    #[method(name = "slow")]
-    async fn slow(&self, millis: u64) -> RpcResult<u64>;
-
-    /// The running total of the notifications' values.
-    #[method(name = "total")]
-    async fn total(&self) -> RpcResult<i64>;
-
-    /// Adds the values to the total; never answered.
-    #[notification(name = "update")]
-    async fn update(&self, #[params] values: Vec<i64>);
-
-    /// Never answered.
-    #[notification(name = "notify_hello")]
-    async fn notify_hello(&self, value: i64);
-
-    /// Adds the values to the total; never answered.
-    #[notification(name = "notify_sum")]
-    async fn notify_sum(&self, #[params] values: Vec<i64>);
-}
-
-#[derive(Default)]
-struct Calc {
-    total: AtomicI64,
-    /// Told each time a `slow` call starts.
-    slow_started: Arc<tokio::sync::Notify>,
-}
-
-impl Calculator for Calc {
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
-        Ok(minuend - subtrahend)
-    }
-
-    async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
-        a.checked_add(b)
-            .ok_or_else(|| ErrorObject::new(-32000, "Overflow").with_data(&[a, b]))
-    }
-
-    async fn sum(&self, values: Vec<i64>) -> RpcResult<i64> {
-        Ok(values.iter().sum())
-    }
-
-    async fn get_data(&self) -> RpcResult<(String, i64)> {
-        Ok(("hello".to_owned(), 5))
-    }
-
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String> {
-        Ok(format!(
-            "{}, {name}!",
-            greeting.as_deref().unwrap_or("Hello")
-        ))
-    }
-
-    async fn whoami(&self, cx: &Context) -> RpcResult<Value> {
-        let header = |name: &str| {
-            cx.headers()
-                .into_iter()
-                .flat_map(|headers| headers.get_all(name))
-                .filter_map(|value| value.to_str().ok())
-                .collect::<Vec<_>>()
-        };
-        Ok(json!({
-            "transport": format!("{:?}", cx.transport()),
-            "peer": cx.remote_addr().map(|addr| addr.to_string()),
-            "authorization": header("authorization"),
-            "x-tag": header("x-tag"),
-        }))
-    }
-
-    async fn slow(&self, millis: u64) -> RpcResult<u64> {
-        self.slow_started.notify_one();
-        tokio::time::sleep(Duration::from_millis(millis)).await;
-        Ok(millis)
-    }
-
-    async fn total(&self) -> RpcResult<i64> {
-        Ok(self.total.load(Ordering::SeqCst))
-    }
-
-    async fn update(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
-    }
-
-    async fn notify_hello(&self, _value: i64) {}
-
-    async fn notify_sum(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
-    }
-}
+use typed_rpc::transport::{Limits, Server};
+use typed_rpc::{ClientError, TransportKind};
 
 fn server(limits: Limits) -> Server {
     server_of(Calc::default(), limits)
-}
-
-fn server_of(calc: Calc, limits: Limits) -> Server {
-    Server::new(Router::new(calc.into_service())).limits(limits)
-}
-
-async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server(limits).serve_http("127.0.0.1:0").await.unwrap();
-    let addr = handle.local_addr().unwrap();
-    (handle, addr)
 }
 
 fn url(addr: SocketAddr) -> String {
@@ -311,7 +184,7 @@ async fn every_conformance_vector_over_http() {
                 );
                 let actual = response.json();
                 assert!(
-                    common::same_reply(expected, &actual),
+                    support::same_reply(expected, &actual),
                     "{name}: expected {expected}, got {actual}"
                 );
             }
@@ -354,7 +227,7 @@ async fn other_methods_get_405_with_allow_post() {
         assert_eq!(response.header("allow"), Some("POST"), "{method}");
     }
     // A WebSocket handshake is a GET too, answered `101` with the `ws`
-    // feature (tests/ws.rs); an upgrade to anything else is refused.
+    // feature (tests/ws/server.rs); an upgrade to anything else is refused.
     let upgrade = "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n";
     let response = Conn::open(addr).await.send(upgrade.as_bytes()).await;
     assert_eq!(response.status, 405);

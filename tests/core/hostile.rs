@@ -2,9 +2,7 @@
 //! 2 MiB stack a tokio worker has), batches far over the limit, huge method
 //! names and very many params.
 
-mod common;
-mod harness;
-
+use crate::support;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use typed_rpc::client::{ClientExt, OutgoingRequest, Transport};
@@ -12,7 +10,7 @@ use typed_rpc::transport::Server;
 use typed_rpc::transport::stream::Framing;
 use typed_rpc::{ClientError, Router};
 
-use harness::router::{handle, oracle, services};
+use crate::support::harness::router::{handle, oracle, services};
 
 /// The stack a tokio worker thread gets by default.
 const WORKER_STACK: usize = 2 * 1024 * 1024;
@@ -131,7 +129,7 @@ fn a_deep_reply_is_a_decode_error_for_the_client() {
     }
 
     on_worker_stack(|| {
-        let reply = harness::block_on(Deep.call::<Value>("anything", None), 16);
+        let reply = support::harness::block_on(Deep.call::<Value>("anything", None), 16);
         assert!(matches!(reply, Err(ClientError::Decode(_))), "{reply:?}");
         let batch = typed_rpc::client::BatchResponse::from_reply(1, 1, &deep_array());
         assert!(matches!(batch, Err(ClientError::Decode(_))), "{batch:?}");
@@ -168,7 +166,7 @@ async fn a_deep_message_on_a_stream_connection_gets_its_answer() {
 
 #[tokio::test]
 async fn a_batch_of_100_000_gets_one_error_and_runs_nothing() {
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     let entry = r#"{"jsonrpc":"2.0","method":"update","params":[1]}"#;
     let batch = format!("[{}]", vec![entry; 100_000].join(","));
     let reply = router.handle(batch.as_bytes()).await.expect("a reply");
@@ -189,7 +187,7 @@ async fn a_batch_of_100_000_gets_one_error_and_runs_nothing() {
 
 #[tokio::test]
 async fn a_batch_at_the_limit_is_answered_entry_by_entry() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let entries: Vec<String> = (0..1024)
         .map(|i| format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[{i},1],"id":{i}}}"#))
         .collect();

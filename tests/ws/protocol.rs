@@ -6,12 +6,11 @@
 //! The frames are written by hand over a plain `TcpStream`, and the server's
 //! frames read by hand, with no WebSocket library: these tests pin the
 //! server's behaviour independently of the implementation that produces it,
-//! so that it can be replaced. `tests/ws.rs` covers the transport itself
+//! so that it can be replaced. `tests/ws/server.rs` covers the transport itself
 //! (and already: an unmasked client frame, text that is not UTF-8 in one
 //! frame, oversized messages, JSON in binary frames).
 
-mod common;
-
+use crate::support;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -44,7 +43,7 @@ const INVALID_DATA: u16 = 1007;
 const TOO_BIG: u16 = 1009;
 
 async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let handle = Server::new(router)
         .limits(limits)
         .serve_http("127.0.0.1:0")
@@ -60,8 +59,8 @@ async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
 /// A TCP connection after a successful handshake.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(common::WS_HANDSHAKE).await.unwrap();
-    let head = common::read_head(&mut tcp).await;
+    tcp.write_all(support::raw::WS_HANDSHAKE).await.unwrap();
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     tcp
 }

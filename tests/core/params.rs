@@ -2,9 +2,7 @@
 //! method, optional params, `#[params]`, and the exact `-32602` detail for
 //! each way params can be wrong.
 
-mod common;
-
-use common::{call, code_of, error_of, result_of};
+use crate::support::{call, code_of, error_of, result_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use typed_rpc::{Router, RpcResult, rpc};

@@ -1,12 +1,11 @@
 //! The router's protocol rules: ids echoed exactly, invalid requests, reserved
 //! names, merged services, batch limits and notifications.
 
-mod common;
-
+use crate::support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Calc, Calculator, call, code_of, error_of, result_of, send};
+use crate::support::{Calc, Calculator, call, code_of, error_of, result_of, send};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -26,7 +25,7 @@ fn raw_id(reply: &str) -> String {
 
 #[tokio::test]
 async fn ids_are_echoed_exactly() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let ids = [
         "0",
         "-7",
@@ -72,7 +71,7 @@ async fn ids_are_echoed_exactly() {
 
 #[tokio::test]
 async fn ids_are_echoed_exactly_inside_a_batch() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let request = r#"[
         {"jsonrpc":"2.0","method":"subtract","params":[3,1],"id":18446744073709551616},
         {"jsonrpc":"2.0","method":"subtract","params":[5,1],"id":"\u0041"},
@@ -100,7 +99,7 @@ async fn ids_are_echoed_exactly_inside_a_batch() {
 
 #[tokio::test]
 async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let with_id = [
         (
             r#"{"jsonrpc":"1.0","method":"subtract","params":[1,2],"id":7}"#,
@@ -151,7 +150,7 @@ async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
 
 #[tokio::test]
 async fn an_invalid_entry_of_a_batch_echoes_its_id_when_it_can_be_read() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let reply = call(
         &router,
         r#"[
@@ -183,7 +182,7 @@ async fn an_invalid_entry_of_a_batch_echoes_its_id_when_it_can_be_read() {
 
 #[tokio::test]
 async fn a_message_that_is_not_json_gets_one_parse_error_with_a_null_id() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     for message in [
         "",
         "  \n ",
@@ -202,7 +201,7 @@ async fn a_message_that_is_not_json_gets_one_parse_error_with_a_null_id() {
 
 #[tokio::test]
 async fn a_method_name_with_escapes_is_the_name_it_spells() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let reply = call(
         &router,
         r#"{"jsonrpc":"2\u002e0","method":"sub\u0074ract","params":[3,1],"id":1}"#,
@@ -213,7 +212,7 @@ async fn a_method_name_with_escapes_is_the_name_it_spells() {
 
 #[tokio::test]
 async fn reserved_rpc_names_that_nothing_defines_are_not_found() {
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     for method in ["rpc.discover", "rpc.foo", "rpc."] {
         let reply = call(
             &router,
@@ -403,7 +402,7 @@ async fn a_batch_over_the_limit_is_refused_with_one_error_object() {
 
 #[tokio::test]
 async fn a_notification_runs_its_handler_and_gets_no_reply() {
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     let reply = send(
         &router,
         r#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#,
@@ -424,7 +423,7 @@ async fn a_notification_runs_its_handler_and_gets_no_reply() {
 
 #[tokio::test]
 async fn a_notification_with_bad_params_gets_no_reply_and_does_not_run() {
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     for request in [
         r#"{"jsonrpc":"2.0","method":"notify_hello","params":["x"]}"#,
         r#"{"jsonrpc":"2.0","method":"notify_hello","params":[1,2]}"#,
@@ -438,7 +437,7 @@ async fn a_notification_with_bad_params_gets_no_reply_and_does_not_run() {
 
 #[tokio::test]
 async fn notifications_inside_a_batch_run_and_are_left_out_of_the_reply() {
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     let reply = call(
         &router,
         r#"[
@@ -456,7 +455,7 @@ async fn notifications_inside_a_batch_run_and_are_left_out_of_the_reply() {
 
 #[tokio::test]
 async fn a_batch_of_only_notifications_gets_no_reply_and_runs_them_all() {
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     let reply = router
         .handle(
             br#"[
@@ -503,7 +502,7 @@ async fn numbers_beyond_f64_are_invalid_requests_not_parse_errors() {
     // 400-digit integer) as a value, so an entry or a `method` that is such a
     // number made the whole message a -32700, a batch's valid requests
     // unanswered with it. It is valid JSON: only that entry is invalid.
-    let (router, calc) = common::calculator();
+    let (router, calc) = support::calculator();
     let get_data = r#"{"jsonrpc":"2.0","method":"get_data","id":1}"#;
     let invalid = |reason: &str, id: Value| {
         json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request",
@@ -549,7 +548,7 @@ async fn numbers_beyond_f64_are_invalid_requests_not_parse_errors() {
 async fn a_method_name_with_a_lone_surrogate_is_an_invalid_request() {
     // Found by the router_model fuzz target: no Rust string holds "\ud800",
     // and reading one failed the whole message with -32700 and a null id.
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let reply = call(&router, r#"{"jsonrpc":"2.0","method":"\ud800","id":"x"}"#).await;
     assert_eq!(
         reply,
@@ -570,7 +569,7 @@ async fn a_method_name_with_a_lone_surrogate_is_an_invalid_request() {
 
 #[tokio::test]
 async fn a_service_written_by_hand_can_hand_its_calls_to_a_generated_one() {
-    use common::CalculatorService;
+    use crate::support::CalculatorService;
     use typed_rpc::{Call, HandlerFuture, RpcService, ServiceInfo};
 
     /// Serves through `call`, so the router's default `call_in` boxes the

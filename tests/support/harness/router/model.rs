@@ -3,11 +3,11 @@
 
 use serde_json::{Value, json};
 
+use super::super::Gen;
 use super::oracle::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Outcome, Reply, Response, perfect_match,
 };
 use super::services::{MAX_BATCH, greeting_text};
-use crate::harness::Gen;
 
 /// A generated message and the reply it must get.
 #[derive(Debug)]

@@ -1,9 +1,25 @@
-//! What several integration tests share: the calculator API of the JSON-RPC
-//! 2.0 specification's examples, helpers to send request text to a router
-//! and read the reply, and a WebSocket handshake written by hand.
+//! What the integration test crates share, written once: helpers to send
+//! request text to a router and read the reply, the calculator API of the
+//! JSON-RPC 2.0 specification's examples, raw peers that speak each wire by
+//! hand, the hostile-input harness, and the example programs.
+//!
+//! Each crate mounts this folder with
+//! `#[path = "../support/mod.rs"] mod support;`.
 
 // Each test crate uses its own part of this module.
 #![allow(dead_code)]
+
+pub mod calculator;
+pub mod examples;
+pub mod harness;
+pub mod raw;
+
+/// The calculator example's API, for the tests that talk to the example.
+#[path = "../../examples/common/calculator_api.rs"]
+pub mod calculator_api;
+/// The language server example's API.
+#[path = "../../examples/common/lsp_api.rs"]
+pub mod lsp_api;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -168,24 +184,4 @@ fn same_response(expected: &Value, actual: &Value) -> bool {
             }
             None => actual.get("error").is_none() && actual.get("result") == expected.get("result"),
         }
-}
-
-/// A WebSocket client's handshake, written by hand with RFC 6455's example key.
-pub const WS_HANDSHAKE: &[u8] =
-    b"GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-
-/// An HTTP response's head, read byte by byte so nothing after it (the
-/// first WebSocket frames) is consumed; fails the test after 5 s.
-pub async fn read_head(tcp: &mut tokio::net::TcpStream) -> String {
-    use tokio::io::AsyncReadExt;
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        let byte = tokio::time::timeout(std::time::Duration::from_secs(5), tcp.read_u8())
-            .await
-            .expect("a response in time")
-            .expect("a response head");
-        head.push(byte);
-    }
-    String::from_utf8(head).unwrap()
 }

@@ -5,8 +5,7 @@
 //! reply is matched element by element on `id` in any order; an error's `code`
 //! and `id` must match while its `message` may differ and `data` may be added.
 
-mod common;
-
+use crate::support;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -38,7 +37,7 @@ async fn every_specification_example_is_answered_as_the_specification_says() {
     let mut failures = Vec::new();
     for case in &vectors.cases {
         // A fresh router per case, so no case depends on another.
-        let (router, _) = common::calculator();
+        let (router, _) = support::calculator();
         let reply = router.handle(case.request.as_bytes()).await;
         if let Err(why) = check(&case.response, reply.as_deref()) {
             failures.push(format!(

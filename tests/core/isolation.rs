@@ -1,14 +1,12 @@
 //! A handler's panic stays with its own request, and the entries of a batch
 //! run side by side.
 
-mod common;
-
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{call, code_of, result_of, send};
+use crate::support::{call, code_of, result_of, send};
 use serde_json::Value;
 use typed_rpc::{Router, RpcResult, rpc};
 

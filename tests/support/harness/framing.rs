@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, ReadBuf};
 use typed_rpc::transport::stream::{FramedReader, Framing};
 use typed_rpc::transport::{Inbound, MessageReader};
 
-use crate::harness::Gen;
+use super::Gen;
 
 /// The most bytes a `Content-Length` header block may take (the reader's limit).
 pub const MAX_HEADER_BLOCK: usize = 8 * 1024;

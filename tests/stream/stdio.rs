@@ -2,19 +2,15 @@
 //! through their stdin and stdout by the generated clients, with the server
 //! calling back into its client (LSP-style) on the same pipes.
 
-#[path = "support/examples.rs"]
-mod examples;
-#[path = "../examples/common/lsp_api.rs"]
-#[allow(dead_code)] // the server half is the example's
-mod lsp_api;
-
+use crate::support::calculator_api::CalculatorClient;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
+use crate::support::examples;
+use crate::support::lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
 use tokio::process::Command;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
-use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
+use typed_rpc::{ErrorObject, Router, RpcResult};
 
 #[derive(Default)]
 struct EditorState {
@@ -96,22 +92,6 @@ async fn a_language_server_on_stdio_calls_back_into_its_editor() {
     );
 }
 
-/// The calculator of the JSON-RPC specification, on stdio with either framing.
-#[rpc]
-pub trait Calculator {
-    #[method(name = "subtract")]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
-
-    #[method(name = "sum")]
-    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
-
-    #[notification(name = "update")]
-    async fn update(&self, #[params] values: Vec<i64>);
-
-    #[method(name = "total")]
-    async fn total(&self) -> RpcResult<i64>;
-}
-
 #[tokio::test]
 async fn the_calculator_serves_stdio_with_either_framing() {
     for (framing, flag) in [
@@ -127,7 +107,11 @@ async fn the_calculator_serves_stdio_with_either_framing() {
                 .clone()
                 .with_timeout(Duration::from_secs(10)),
         );
-        assert_eq!(calc.subtract(42, 23).await.unwrap(), 19, "{flag}");
+        assert_eq!(
+            calc.subtract(42.into(), 23.into()).await.unwrap(),
+            19,
+            "{flag}"
+        );
         assert_eq!(calc.sum(vec![1, 2, 4]).await.unwrap(), 7, "{flag}");
         calc.update(vec![5, 6]).await.unwrap();
         assert_eq!(

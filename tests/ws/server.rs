@@ -3,16 +3,14 @@
 //! it both ways, and what hostile or careless peers get. Raw frames are sent
 //! with tokio-tungstenite's own client, or byte by byte.
 
-mod common;
-
+use crate::support;
+use crate::support::calculator::{Calc, CalculatorClient, Editor, LogMessage, serve, server_of};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
@@ -25,164 +23,7 @@ use typed_rpc::client::{Batch, ClientExt, Params, Transport, TransportErrorKind}
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, rpc};
-
-/// The calculator of the specification's examples, plus what these tests need.
-#[rpc]
-pub trait Calculator {
-    /// `minuend - subtrahend`.
-    #[method(name = "subtract")]
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64>;
-
-    /// The sum of the whole positional params.
-    #[method(name = "sum")]
-    async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
-
-    /// `["hello", 5]`.
-    #[method(name = "get_data")]
-    async fn get_data(&self) -> RpcResult<(String, i64)>;
-
-    /// A greeting, sent with named params; `greeting` may be left out.
-    #[method(name = "greet", param_style = "named")]
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String>;
-
-    /// What the handler knows about the caller.
-    #[method(name = "whoami")]
-    async fn whoami(&self, #[context] cx: &Context) -> RpcResult<Value>;
-
-    /// Answers after `millis` milliseconds.
-    #[method(name = "slow")]
-    async fn slow(&self, millis: u64) -> RpcResult<u64>;
-
-    /// The running total of the notifications' values.
-    #[method(name = "total")]
-    async fn total(&self) -> RpcResult<i64>;
-
-    /// Logs on the client and asks it for its style, as a language server
-    /// asks its editor, before answering.
-    #[method(name = "hover")]
-    async fn hover(&self, #[context] cx: &Context, word: String) -> RpcResult<String>;
-
-    /// Notifies the client of each of `steps` steps, then answers, as an MCP
-    /// server reports progress: the client must see every notification
-    /// before the result.
-    #[method(name = "work")]
-    async fn work(&self, #[context] cx: &Context, steps: u64) -> RpcResult<u64>;
-
-    /// Adds the values to the total; never answered.
-    #[notification(name = "update")]
-    async fn update(&self, #[params] values: Vec<i64>);
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LogMessage {
-    pub level: u8,
-    pub message: String,
-}
-
-/// What the client serves to the server.
-#[rpc]
-pub trait Editor {
-    #[notification(name = "window/logMessage")]
-    async fn log_message(&self, #[params] params: LogMessage);
-
-    #[method(name = "workspace/configuration")]
-    async fn configuration(&self, section: String) -> RpcResult<String>;
-}
-
-#[derive(Default)]
-struct Calc {
-    total: AtomicI64,
-    /// Told each time a `slow` call starts.
-    slow_started: Arc<tokio::sync::Notify>,
-}
-
-fn internal(err: ClientError) -> ErrorObject {
-    ErrorObject::new(-32000, err.to_string())
-}
-
-impl Calculator for Calc {
-    async fn subtract(&self, minuend: i64, subtrahend: i64) -> RpcResult<i64> {
-        Ok(minuend - subtrahend)
-    }
-
-    async fn sum(&self, values: Vec<i64>) -> RpcResult<i64> {
-        Ok(values.iter().sum())
-    }
-
-    async fn get_data(&self) -> RpcResult<(String, i64)> {
-        Ok(("hello".to_owned(), 5))
-    }
-
-    async fn greet(&self, name: String, greeting: Option<String>) -> RpcResult<String> {
-        Ok(format!(
-            "{}, {name}!",
-            greeting.as_deref().unwrap_or("Hello")
-        ))
-    }
-
-    async fn whoami(&self, cx: &Context) -> RpcResult<Value> {
-        let header = |name: &str| {
-            cx.headers()
-                .into_iter()
-                .flat_map(|headers| headers.get_all(name))
-                .filter_map(|value| value.to_str().ok())
-                .collect::<Vec<_>>()
-        };
-        Ok(json!({
-            "transport": format!("{:?}", cx.transport()),
-            "peer": cx.remote_addr().map(|addr| addr.to_string()),
-            "authorization": header("authorization"),
-            "x-tag": header("x-tag"),
-            "connection": cx.connection().is_some(),
-        }))
-    }
-
-    async fn slow(&self, millis: u64) -> RpcResult<u64> {
-        self.slow_started.notify_one();
-        tokio::time::sleep(Duration::from_millis(millis)).await;
-        Ok(millis)
-    }
-
-    async fn total(&self) -> RpcResult<i64> {
-        Ok(self.total.load(Ordering::SeqCst))
-    }
-
-    async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        let editor = EditorClient::new(connection.clone());
-        let log = LogMessage {
-            level: 3,
-            message: format!("hovering {word}"),
-        };
-        editor.log_message(log).await.map_err(internal)?;
-        let style = editor
-            .configuration("style".to_owned())
-            .await
-            .map_err(internal)?;
-        Ok(format!("{word} ({style})"))
-    }
-
-    async fn work(&self, cx: &Context, steps: u64) -> RpcResult<u64> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        for step in 1..=steps {
-            let params = Params::from_value(&[step]).map_err(internal)?;
-            connection
-                .notify("progress", Some(params))
-                .await
-                .map_err(internal)?;
-        }
-        Ok(steps)
-    }
-
-    async fn update(&self, values: Vec<i64>) {
-        self.total.fetch_add(values.iter().sum(), Ordering::SeqCst);
-    }
-}
+use typed_rpc::{ClientError, Router, RpcResult};
 
 #[derive(Default)]
 struct EditorState {
@@ -205,19 +46,6 @@ impl Editor for EditorHandlers {
 const PATIENCE: Duration = Duration::from_secs(5);
 
 const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
-
-fn server_of(calc: Calc, limits: Limits) -> Server {
-    Server::new(Router::new(calc.into_service())).limits(limits)
-}
-
-async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server_of(Calc::default(), limits)
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
-    (handle, addr)
-}
 
 fn ws_url(addr: SocketAddr) -> String {
     format!("ws://{addr}/")
@@ -326,7 +154,7 @@ async fn every_conformance_vector_over_websocket() {
     let vectors: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let cases = vectors["cases"].as_array().unwrap();
     assert!(!cases.is_empty());
-    let (router, _) = common::calculator();
+    let (router, _) = support::calculator();
     let handle = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
     // All on one connection, one case at a time.
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
@@ -348,7 +176,7 @@ async fn every_conformance_vector_over_websocket() {
             expected => {
                 let actual = peer.reply().await;
                 assert!(
-                    common::same_reply(expected, &actual),
+                    support::same_reply(expected, &actual),
                     "{name}: expected {expected}, got {actual}"
                 );
             }
@@ -677,7 +505,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     let (handle, addr) = serve(Limits::default()).await;
     // A client that does not wait for the `101`: the handshake and its first
     // two messages in one write, so the server reads them all at once.
-    let mut bytes = common::WS_HANDSHAKE.to_vec();
+    let mut bytes = support::raw::WS_HANDSHAKE.to_vec();
     for id in [1, 2] {
         let text =
             format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,{id}],"id":{id}}}"#);
@@ -687,7 +515,7 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
     }
     let mut tcp = TcpStream::connect(addr).await.unwrap();
     tcp.write_all(&bytes).await.unwrap();
-    let head = common::read_head(&mut tcp).await;
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     let mut ws = WebSocketStream::from_raw_socket(tcp, Role::Client, None).await;
     let mut replies = Vec::new();
@@ -713,8 +541,8 @@ async fn frames_sent_with_the_handshake_are_not_lost() {
 /// A TCP connection after a successful handshake written by hand.
 async fn handshake(addr: SocketAddr) -> TcpStream {
     let mut tcp = TcpStream::connect(addr).await.unwrap();
-    tcp.write_all(common::WS_HANDSHAKE).await.unwrap();
-    let head = common::read_head(&mut tcp).await;
+    tcp.write_all(support::raw::WS_HANDSHAKE).await.unwrap();
+    let head = support::raw::read_head(&mut tcp).await;
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
     // RFC 6455's own example of the key and its accept value.
     assert!(
@@ -734,7 +562,7 @@ async fn bad_handshakes_are_refused() {
             "GET / HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n{headers}\r\n"
         );
         tcp.write_all(request.as_bytes()).await.unwrap();
-        common::read_head(&mut tcp).await
+        support::raw::read_head(&mut tcp).await
     };
     let old =
         attempt("Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n")

@@ -1,5 +1,5 @@
 //! Properties over generated input, a short run of what the fuzz targets in
-//! `fuzz/` check at length (the oracles are shared: `tests/harness/`):
+//! `fuzz/` check at length (the oracles are shared: `tests/support/harness/`):
 //!
 //! - the router answers every generated request and batch as the protocol
 //!   says, with the exact result or error its model predicts, and hostile
@@ -9,13 +9,12 @@
 //! - what a generated client encodes, positional or named, the generated
 //!   server decodes to the same values.
 
-mod harness;
-
+use crate::support;
 use std::collections::HashMap;
 
-use harness::framing::{self, Frames, Piece, Split};
-use harness::router::model::Scenario;
-use harness::router::{self as rig, oracle, services};
+use crate::support::harness::framing::{self, Frames, Piece, Split};
+use crate::support::harness::router::model::Scenario;
+use crate::support::harness::router::{self as rig, oracle, services};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use typed_rpc::client::InProcess;
@@ -38,7 +37,7 @@ proptest! {
     #[test]
     fn generated_requests_get_the_exact_answer(entropy in prop::collection::vec(any::<u8>(), 0..256)) {
         let router = services::router();
-        let scenario = Scenario::generate(&mut harness::Bytes::new(&entropy));
+        let scenario = Scenario::generate(&mut support::harness::Bytes::new(&entropy));
         let reply = rig::handle(&router, scenario.text.as_bytes());
         let parsed = oracle::check(scenario.text.as_bytes(), reply.as_deref())
             .map_err(TestCaseError::fail)?;
@@ -51,7 +50,7 @@ proptest! {
         edits in prop::collection::vec((any::<usize>(), 0..4u8, any::<u8>()), 1..6),
     ) {
         let router = services::router();
-        let scenario = Scenario::generate(&mut harness::Bytes::new(&entropy));
+        let scenario = Scenario::generate(&mut support::harness::Bytes::new(&entropy));
         let mut text = scenario.text.into_bytes();
         for (at, op, byte) in edits {
             let at = at % (text.len() + 1);
@@ -77,7 +76,7 @@ proptest! {
 
     #[test]
     fn frames_split_anywhere_are_read_as_written(entropy in prop::collection::vec(any::<u8>(), 0..512)) {
-        let frames = Frames::generate(&mut harness::Bytes::new(&entropy), 1_500);
+        let frames = Frames::generate(&mut support::harness::Bytes::new(&entropy), 1_500);
         frames.check(|| {}).map_err(TestCaseError::fail)?;
     }
 
@@ -89,7 +88,7 @@ proptest! {
         pending in prop::collection::vec(any::<bool>(), 0..4),
         cancels in prop::collection::vec(any::<bool>(), 0..4),
     ) {
-        let frames = Frames::generate(&mut harness::Bytes::new(&entropy), 2_000);
+        let frames = Frames::generate(&mut support::harness::Bytes::new(&entropy), 2_000);
         let (framing, max) = (frames.framing, frames.max);
         let mut bytes = framing::concat(&frames.pieces);
         for (at, byte) in edits {
@@ -391,7 +390,7 @@ fn numbers() -> impl Strategy<Value = Numbers> {
 
 /// Runs a client call, which over [`InProcess`] never waits.
 fn run<T>(call: impl std::future::Future<Output = T>) -> T {
-    harness::block_on(call, 16)
+    support::harness::block_on(call, 16)
 }
 
 proptest! {

@@ -1,0 +1,13 @@
+//! The core, in process: the router, params decoding, the specification's
+//! examples, handler isolation, hostile input and the property tests.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod calculator_example;
+mod conformance;
+mod hostile;
+mod isolation;
+mod params;
+mod properties;
+mod router;
