@@ -1,8 +1,8 @@
 //! What the fuzz targets share: the hostile-input harness of the root test
-//! suite (`tests/harness/`, included here so its oracles exist once), fed
+//! suite (`tests/support/harness/`, included here so its oracles exist once), fed
 //! from libFuzzer's input through `arbitrary`.
 
-#[path = "../../tests/harness/mod.rs"]
+#[path = "../../tests/support/harness/mod.rs"]
 pub mod harness;
 
 use arbitrary::{Arbitrary, Unstructured};

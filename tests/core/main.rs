@@ -8,6 +8,7 @@ mod calculator_example;
 mod conformance;
 mod hostile;
 mod isolation;
+mod param_paths;
 mod params;
 mod properties;
 mod router;
