@@ -32,9 +32,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
-use super::in_flight::{InFlight, Slot};
-use super::rare::{self, Event, Nudge, Raced, Rare};
 use super::server::Lifecycle;
+use super::sync::in_flight::{InFlight, Slot};
+use super::sync::rare_events::{self, Event, Nudge, Raced, Rare};
+use super::sync::{in_order, lock};
 use super::{Limits, Server, ServerHandle};
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
@@ -314,14 +315,6 @@ impl Drop for ForgetOnDrop<'_> {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // The maps stay consistent even if a holder panicked: every critical
-    // section is a single insert or remove.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 fn connection_closed() -> ClientError {
     ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
 }
@@ -583,14 +576,14 @@ async fn read_loop<R: MessageReader, D: DirectReply>(
     // every message pushes back by setting `active`.
     let (closing, stopping) = (shared.closing.clone(), setup.stopping.clone());
     let active = AtomicBool::new(false);
-    let mut interrupts = Rare::new(rare::either(
+    let mut interrupts = Rare::new(rare_events::either(
         async move {
             tokio::select! {
                 () = closing.cancelled() => {}
                 () = stopping.cancelled() => {}
             }
         },
-        rare::quiet(setup.idle_timeout.unwrap_or(NO_IDLE_TIMEOUT), || {
+        rare_events::quiet(setup.idle_timeout.unwrap_or(NO_IDLE_TIMEOUT), || {
             active.swap(false, Ordering::Relaxed)
         }),
     ));
@@ -1034,12 +1027,14 @@ where
     let Some(timeout) = timeout else {
         return write.await;
     };
-    rare::timeout(timeout, write).await.unwrap_or_else(|| {
-        Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            "the peer read nothing within the write timeout",
-        ))
-    })
+    rare_events::timeout(timeout, write)
+        .await
+        .unwrap_or_else(|| {
+            Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the peer read nothing within the write timeout",
+            ))
+        })
 }
 
 /// Writes `first` and everything else already queued, then flushes once.
@@ -1241,31 +1236,4 @@ impl Queues<'_> {
         }
         self.finished.pop()
     }
-}
-
-/// Runs `first` and `second` to the end, polling `first` before `second`
-/// in every pass (`tokio::join!` takes turns at going first).
-async fn in_order<A: Future, B: Future>(first: A, second: B) -> (A::Output, B::Output) {
-    let (mut first, mut second) = (std::pin::pin!(first), std::pin::pin!(second));
-    let (mut first_done, mut second_done) = (None, None);
-    std::future::poll_fn(|cx| {
-        if first_done.is_none()
-            && let Poll::Ready(output) = first.as_mut().poll(cx)
-        {
-            first_done = Some(output);
-        }
-        if second_done.is_none()
-            && let Poll::Ready(output) = second.as_mut().poll(cx)
-        {
-            second_done = Some(output);
-        }
-        match (first_done.take(), second_done.take()) {
-            (Some(first), Some(second)) => Poll::Ready((first, second)),
-            (first, second) => {
-                (first_done, second_done) = (first, second);
-                Poll::Pending
-            }
-        }
-    })
-    .await
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::Limits;
+use super::sync::lock;
 use crate::Router;
 
 /// A router and the limits its transports enforce: the starting point of
@@ -75,13 +76,6 @@ struct Running {
     next_key: u64,
     /// The deadline has passed: a task spawned now is dropped at once.
     aborted: bool,
-}
-
-fn lock(running: &Mutex<Running>) -> MutexGuard<'_, Running> {
-    // Every critical section is one insert, one remove or one take.
-    running
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Lifecycle {

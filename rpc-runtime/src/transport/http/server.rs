@@ -20,8 +20,9 @@ use tokio_util::sync::CancellationToken;
 use super::ResponseBody;
 use super::header_wait::HeaderWait;
 use super::whole::{BodyError, BoxError, read_whole};
-use crate::transport::rare::{self, Event, Raced, Rare};
 use crate::transport::server::{Lifecycle, accept_loop, bind};
+use crate::transport::sync::lock;
+use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
 use crate::transport::{Limits, Server, ServerHandle};
 use crate::{Context, Router};
 
@@ -114,17 +115,11 @@ impl Handover {
     /// Leaves `session` for the connection's task to run.
     #[cfg(feature = "ws")]
     pub(crate) fn leave(&self, session: Session) {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(session);
+        *lock(&self.0) = Some(session);
     }
 
     fn take(&self) -> Option<Session> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+        lock(&self.0).take()
     }
 }
 
@@ -287,7 +282,7 @@ async fn serve_connection(
     let mut connection = std::pin::pin!(connection);
     // The server stopping (first) and the header timeout (second) in one
     // `Rare`: polled only when one of them fires.
-    let mut interrupts = Rare::new(rare::either(
+    let mut interrupts = Rare::new(rare_events::either(
         stopping.cancelled_owned(),
         state.header_wait.expired(header_timeout),
     ));
@@ -479,7 +474,7 @@ where
             let headers = std::mem::take(request.headers_mut());
             let context = Context::of_http(headers, origin.peer());
             let body = read_whole(request.into_body(), limit);
-            let body = match rare::timeout(shared.limits.body_wait(), body).await {
+            let body = match rare_events::timeout(shared.limits.body_wait(), body).await {
                 Some(Ok(body)) => body,
                 None => break 'response body_timed_out(),
                 Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),

@@ -5,7 +5,7 @@
 
 use std::future::Future;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -21,6 +21,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use crate::transport::connection::{
     self, Connection, Inbound, MessageReader, MessageWriter, Setup, ViaWriter,
 };
+use crate::transport::sync::lock;
 
 /// How long a closing end waits for its peer: for the peer's close frame
 /// after sending its own, or, after a failure, for the peer to stop sending.
@@ -85,13 +86,6 @@ type Halves<S> = (
     Option<SplitStream<WebSocketStream<S>>>,
     Option<SplitSink<WebSocketStream<S>, Message>>,
 );
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section is one assignment: the data stays consistent.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 impl<S> Ending<S> {
     /// The close frame this end sends.

@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
+use super::lock;
+
 /// A connection's slots for requests in flight. Not `Clone`: whoever holds
 /// it is the one taker.
 pub(crate) struct InFlight {
@@ -108,12 +110,6 @@ impl Drop for Slot {
             taker.wake();
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

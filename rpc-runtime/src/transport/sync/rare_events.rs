@@ -20,6 +20,8 @@ use std::time::Duration;
 
 use tokio::time::Sleep;
 
+use super::lock;
+
 /// A future polled only when its own waker has fired since its last poll
 /// (and on its first poll).
 ///
@@ -51,10 +53,7 @@ impl Wake for Flag {
         self.woken.store(true, Ordering::Release);
         // Woken by reference, under the lock: no clone of the waker to make
         // and drop.
-        let task = self
-            .task
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let task = lock(&self.task);
         if let Some(task) = task.as_ref() {
             task.wake_by_ref();
         }
@@ -111,11 +110,7 @@ impl<F: Future> Future for Rare<F> {
         {
             // A new task (or the first poll): forward wakeups to it.
             let waker = cx.waker().clone();
-            *this
-                .flag
-                .task
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(waker.clone());
+            *lock(&this.flag.task) = Some(waker.clone());
             this.registered = Some(waker);
         }
         if !this.flag.woken.load(Ordering::Acquire) {
