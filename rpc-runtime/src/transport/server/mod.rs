@@ -13,9 +13,12 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::Limits;
-use super::sync::lock;
 use crate::Router;
+use crate::transport::Limits;
+use crate::transport::sync::lock;
+
+#[cfg(feature = "duplex")]
+mod messages;
 
 /// A router and the limits its transports enforce: the starting point of
 /// every server.
