@@ -34,7 +34,9 @@ mod writer;
 
 pub(crate) use direct::{Direct, DirectReply, ViaWriter};
 pub use message::{Inbound, MessageReader, MessageWriter};
-pub(crate) use open::{Setup, Timers, open, open_client};
+#[cfg(feature = "stream")]
+pub(crate) use open::open_client;
+pub(crate) use open::{Setup, Timers, open};
 
 use std::collections::HashMap;
 use std::future::Future;

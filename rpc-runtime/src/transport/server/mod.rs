@@ -17,6 +17,8 @@ use crate::Router;
 use crate::transport::Limits;
 use crate::transport::sync::lock;
 
+#[cfg(feature = "http")]
+mod http;
 #[cfg(feature = "duplex")]
 mod messages;
 
