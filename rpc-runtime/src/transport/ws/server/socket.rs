@@ -1,5 +1,5 @@
 //! The server's side of one WebSocket connection, on our own framing
-//! ([`frame`](super::frame)): the connection engine's reader and writer
+//! ([`frame`](super::super::frame)): the connection engine's reader and writer
 //! over one socket, and the closing handshake once the engine is done.
 //!
 //! The reader and the writer share the socket and its buffers behind a
@@ -24,7 +24,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
-use super::frame::{self, Opcode, Violation};
+use super::super::frame::{self, Opcode, Violation};
 use crate::transport::connection::{
     self, Direct, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
 };

@@ -1,5 +1,5 @@
 //! The client's side of one WebSocket connection, over tokio-tungstenite
-//! (the server's side has its own framing, in [`socket`](super::socket)):
+//! (the server's side has its own framing, in `ws/server/socket.rs`):
 //! the connection engine's reader and writer over tungstenite's two halves,
 //! the close codes, and the closing handshake once the engine is done.
 
