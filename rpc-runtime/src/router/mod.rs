@@ -90,7 +90,7 @@ impl Router {
     }
 
     /// A router with no methods: it answers every request with `-32601`.
-    #[cfg(feature = "duplex")]
+    #[cfg(any(feature = "ws", feature = "stream"))]
     pub(crate) fn empty() -> Self {
         Router::from_parts(Vec::new(), HashMap::new(), Settings::default())
     }

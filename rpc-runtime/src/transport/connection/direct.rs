@@ -18,9 +18,11 @@ pub(crate) trait DirectReply: Send + 'static {
 /// What became of a reply offered to [`DirectReply::try_reply`].
 pub(crate) enum Direct {
     /// Sent whole (or failed: the failure shows at the next read or write).
+    #[cfg(feature = "ws")]
     Sent,
     /// Taken, but the peer has not taken all of it yet: the writer's next
     /// flush sends the rest, under the write timeout.
+    #[cfg(feature = "ws")]
     Unsent,
     /// Left to the writer.
     Refused,

@@ -163,9 +163,11 @@ impl<D: DirectReply> Replies<'_, D> {
     pub(super) fn push(&mut self, cx: &mut std::task::Context<'_>, reply: String, slot: Slot) {
         if D::CAN && self.nothing_queued() {
             match self.direct.try_reply(cx, &reply) {
+                #[cfg(feature = "ws")]
                 Direct::Sent => return,
                 // The writer sends the rest, under its write timeout, and
                 // the slot is held until it has.
+                #[cfg(feature = "ws")]
                 Direct::Unsent => return self.queue(None, slot),
                 Direct::Refused => {}
             }

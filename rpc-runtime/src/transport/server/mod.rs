@@ -1,26 +1,28 @@
-//! Running servers: the listener loop, the connection limit and graceful shutdown.
+//! Servers: [`Server`], what each transport serves it with, and the
+//! [`ServerHandle`] that stops it.
+//!
+//! This is the layer above the transports: `http.rs` serves HTTP (and
+//! chooses whether WebSocket handshakes are answered), `messages.rs` any
+//! message transport; `accept.rs` is the TCP accept loop under the
+//! connection limit, `lifecycle.rs` the tasks and the graceful shutdown.
 
-use std::collections::HashMap;
-use std::future::Future;
-use std::io;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
-use tokio::task::AbortHandle;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::Router;
 use crate::transport::Limits;
-use crate::transport::sync::lock;
 
+#[cfg(any(feature = "http", feature = "stream"))]
+mod accept;
 #[cfg(feature = "http")]
 mod http;
+mod lifecycle;
 #[cfg(feature = "duplex")]
 mod messages;
+
+#[cfg(any(feature = "http", feature = "stream"))]
+pub(crate) use accept::{accept_loop, bind};
+pub(crate) use lifecycle::Lifecycle;
 
 /// A router and the limits its transports enforce: the starting point of
 /// every server.
@@ -60,79 +62,6 @@ impl Server {
     }
 }
 
-/// The stages of a server's life that its tasks watch.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Lifecycle {
-    /// Cancelled when a graceful shutdown begins: stop accepting connections
-    /// and reading new requests; finish what is in flight.
-    pub(crate) stopping: CancellationToken,
-    /// The tasks still running, to abort when the shutdown deadline passes.
-    /// Aborted through their handles rather than each watching a token: a
-    /// task then pays nothing at its wakeups (a `Rare` polled at each of
-    /// them read its flag, a cache line per connection, for every request).
-    running: Arc<Mutex<Running>>,
-    /// Every task of the server: the listener and each connection.
-    pub(crate) tasks: TaskTracker,
-}
-
-#[derive(Debug, Default)]
-struct Running {
-    handles: HashMap<u64, AbortHandle>,
-    next_key: u64,
-    /// The deadline has passed: a task spawned now is dropped at once.
-    aborted: bool,
-}
-
-impl Lifecycle {
-    /// Runs `task` until it ends or the server aborts.
-    pub(crate) fn spawn<F>(&self, task: F)
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
-        // Held until the handle is in: a task that ends at once (on another
-        // worker) waits for it before it takes it out.
-        let mut running = lock(&self.running);
-        if running.aborted {
-            return;
-        }
-        let key = running.next_key;
-        running.next_key += 1;
-        let all = self.running.clone();
-        let handle = self.tasks.spawn(async move {
-            task.await;
-            lock(&all).handles.remove(&key);
-        });
-        running.handles.insert(key, handle.abort_handle());
-    }
-
-    /// Drops every task at its next chance, and any spawned later.
-    fn abort(&self) {
-        let handles = {
-            let mut running = lock(&self.running);
-            running.aborted = true;
-            std::mem::take(&mut running.handles)
-        };
-        for handle in handles.into_values() {
-            handle.abort();
-        }
-    }
-
-    /// Stops gracefully: in-flight work gets `deadline` to finish, then is
-    /// dropped. Returns whether everything finished in time.
-    pub(crate) async fn shut_down(&self, deadline: Duration) -> bool {
-        self.stopping.cancel();
-        self.tasks.close();
-        let in_time = tokio::time::timeout(deadline, self.tasks.wait())
-            .await
-            .is_ok();
-        if !in_time {
-            self.abort();
-            self.tasks.wait().await;
-        }
-        in_time
-    }
-}
-
 /// A running server: where it listens and how to stop it.
 ///
 /// Dropping the handle leaves the server running; call
@@ -158,6 +87,8 @@ pub struct ServerHandle {
 }
 
 impl ServerHandle {
+    /// The handle of a server listening on `local_addr` (if it listens).
+    #[cfg(any(feature = "http", feature = "duplex"))]
     pub(crate) fn new(
         local_addr: Option<SocketAddr>,
         lifecycle: Lifecycle,
@@ -190,62 +121,4 @@ impl ServerHandle {
     pub async fn stopped(&self) {
         self.lifecycle.tasks.wait().await;
     }
-}
-
-/// Binds a TCP listener.
-pub(crate) async fn bind(
-    addr: impl tokio::net::ToSocketAddrs,
-) -> io::Result<(TcpListener, SocketAddr)> {
-    let listener = TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
-    Ok((listener, local))
-}
-
-/// Accepts connections until the server stops, serving each with `serve`
-/// while there is room under the connection limit. A connection beyond the
-/// limit is sent `refusal` (best effort) and closed at once.
-pub(crate) fn accept_loop<F, Fut>(
-    listener: TcpListener,
-    limits: &Limits,
-    lifecycle: &Lifecycle,
-    refusal: &'static [u8],
-    serve: F,
-) where
-    F: Fn(TcpStream, SocketAddr) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let slots = Arc::new(Semaphore::new(limits.connections()));
-    let connections = lifecycle.clone();
-    let stopping = lifecycle.stopping.clone();
-    lifecycle.spawn(async move {
-        loop {
-            let accepted = tokio::select! {
-                () = stopping.cancelled() => break,
-                accepted = listener.accept() => accepted,
-            };
-            let (stream, peer) = match accepted {
-                Ok(accepted) => accepted,
-                Err(err) => {
-                    // Out of file descriptors and the like: wait for some to free up.
-                    tracing::warn!(%err, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            let _ = stream.set_nodelay(true);
-            match slots.clone().try_acquire_owned() {
-                Ok(slot) => {
-                    let connection = serve(stream, peer);
-                    connections.spawn(async move {
-                        connection.await;
-                        drop(slot);
-                    });
-                }
-                Err(_) => {
-                    tracing::warn!(%peer, "connection refused: too many connections");
-                    let _ = stream.try_write(refusal);
-                }
-            }
-        }
-    });
 }

@@ -13,6 +13,7 @@ pub(crate) mod in_flight;
 #[cfg(feature = "duplex")]
 mod in_order;
 mod lock;
+#[cfg(any(feature = "http", feature = "duplex"))]
 pub(crate) mod rare_events;
 
 #[cfg(feature = "duplex")]
