@@ -39,9 +39,9 @@ pub(super) trait Origin {
 /// A plain `fn` around an `async` block, which holds the request once (an
 /// `async fn` holds its arguments twice: captured, then moved to locals);
 /// of the request, only the headers outlive the body's read, for the
-/// handlers. The future is 1 040 bytes instead of 1 536: hyper keeps one
-/// per connection (in a box made with the connection) and moves each
-/// request's into it.
+/// handlers. The size of this future matters: hyper keeps one per
+/// connection (in a box made with the connection) and moves each request's
+/// into it.
 #[allow(clippy::manual_async_fn, reason = "the async fn's future is larger")]
 pub(super) fn respond<B, O>(
     origin: O,

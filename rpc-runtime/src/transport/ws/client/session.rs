@@ -27,10 +27,9 @@ use crate::transport::sync::lock;
 /// after sending its own, or, after a failure, for the peer to stop sending.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-/// The read buffer of each connection. tungstenite's default (128 KiB) is
-/// zero-filled on every read: measured, that costs 137 KiB of memory per idle
-/// connection (13 KiB with this one) and several times the instructions per
-/// message.
+/// The read buffer of each connection. tungstenite's default is much larger
+/// and zero-filled on every read: every idle connection would pay for it in
+/// memory, and every message in work.
 const READ_BUFFER: usize = 8 * 1024;
 
 /// The protocol settings of every connection, both sides.

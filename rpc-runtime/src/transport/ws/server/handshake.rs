@@ -20,10 +20,9 @@ use crate::{Context, TransportKind};
 
 /// `headers` with every value copied out of the buffer it was parsed from.
 ///
-/// hyper's header values share its connection read buffer (8 KiB or more);
-/// the connection keeps its handshake's headers for its whole life, and
-/// with them, otherwise, that buffer: measured, 8 KiB more per idle
-/// connection.
+/// hyper's header values share its connection read buffer; the connection
+/// keeps its handshake's headers for its whole life, and with them,
+/// otherwise, that whole buffer: memory every idle connection would hold.
 fn owned(headers: HeaderMap) -> HeaderMap {
     let mut copy = HeaderMap::with_capacity(headers.len());
     for (name, value) in &headers {
