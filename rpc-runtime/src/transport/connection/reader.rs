@@ -16,7 +16,7 @@ use super::order::Order;
 use super::writer::Replies;
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
 use crate::router::FromPeer;
-use crate::transport::sync::in_flight::{InFlight, Slot};
+use crate::transport::sync::in_flight::{InFlight, Permit};
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
 use crate::wire::{self, Incoming};
 use crate::{Context, ErrorObject};
@@ -93,7 +93,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         active.store(true, Ordering::Relaxed);
         // A lone object that could only be for the router or dropped (no
         // call of ours waits for a response, nothing is queued before it,
-        // a slot is free) goes straight to the router, which tells a
+        // a permit is free) goes straight to the router, which tells a
         // notification or a response from a request as it parses: nearly
         // every message a server gets. The rest are sorted first.
         let direct = inline
@@ -128,9 +128,9 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 }
             }
         };
-        // A slot is nearly always free: waiting for one is the slow path.
-        let slot = match in_flight.try_take() {
-            Some(slot) => slot,
+        // A permit is nearly always free: waiting for one is the slow path.
+        let permit = match in_flight.try_take() {
+            Some(permit) => permit,
             // Requests are in flight: the idle timeout does not apply.
             None => loop {
                 tokio::select! {
@@ -138,7 +138,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                     event = &mut interrupts => if let Event::First = event {
                         break 'reading;
                     },
-                    slot = in_flight.take() => break slot,
+                    permit = in_flight.take() => break permit,
                 }
             },
         };
@@ -155,7 +155,11 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             let call = Box::into_pin(call);
             // Polled once with the task's context, in place: no future of
             // its own for the first poll (see `Running::inline`).
-            let mut running = Some(Running { call, slot, outbox });
+            let mut running = Some(Running {
+                call,
+                permit,
+                outbox,
+            });
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
                 Poll::Ready(running.inline(cx, &mut replies, &mut requests))
@@ -175,7 +179,12 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             }
         } else {
             let call = serve(settled, setup, &context, request);
-            Running { call, slot, outbox }.spawn(&mut requests);
+            Running {
+                call,
+                permit,
+                outbox,
+            }
+            .spawn(&mut requests);
         }
         // Forget the ones that have finished.
         while !requests.is_empty() && requests.try_join_next().is_some() {}
@@ -216,11 +225,11 @@ pub(super) fn serve(
     }
 }
 
-/// A request's call, about to start, with the in-flight slot it holds
+/// A request's call, about to start, with the in-flight permit it holds
 /// until its reply is handed to the writer.
 pub(super) struct Running<'a, F> {
     call: F,
-    slot: Slot,
+    permit: Permit,
     outbox: &'a mpsc::Sender<String>,
 }
 
@@ -245,7 +254,7 @@ where
     ) -> Option<Served> {
         let mut call = self.call;
         match call.as_mut().poll(cx) {
-            Poll::Ready(Served::Reply(Some(reply))) => replies.push(cx, reply, self.slot),
+            Poll::Ready(Served::Reply(Some(reply))) => replies.push(cx, reply, self.permit),
             Poll::Ready(Served::Reply(None)) => {}
             Poll::Ready(unserved) => return Some(unserved),
             Poll::Pending => Running { call, ..self }.spawn(requests),
@@ -262,7 +271,11 @@ where
     /// runtime, it can run on another worker while this one reads on); its
     /// reply goes through the outbox.
     fn spawn(self, requests: &mut JoinSet<()>) {
-        let Running { call, slot, outbox } = self;
+        let Running {
+            call,
+            permit,
+            outbox,
+        } = self;
         let outbox = outbox.clone();
         requests.spawn(async move {
             // Only a request's reply: a lone notification or response goes
@@ -270,7 +283,7 @@ where
             if let Served::Reply(Some(reply)) = call.await {
                 let _ = outbox.send(reply).await;
             }
-            drop(slot);
+            drop(permit);
         });
     }
 }

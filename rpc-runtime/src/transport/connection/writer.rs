@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::{Direct, DirectReply, MessageWriter, Shared};
-use crate::transport::sync::in_flight::Slot;
+use crate::transport::sync::in_flight::Permit;
 use crate::transport::sync::lock;
 use crate::transport::sync::rare_events::{self, Nudge, Rare};
 
@@ -31,7 +31,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
     };
     let clean = write_all(writer, &mut queues, shared, timeout).await;
     // Nothing more is written: replies handed over from now on are dropped
-    // at once, with their slots.
+    // at once, with their permits.
     finished.close();
     clean
 }
@@ -109,7 +109,7 @@ pub(super) async fn write<W: MessageWriter>(
 
 /// Replies of requests that finished as they were read, handed from the
 /// reader to the writer without a channel (see [`Running::inline`]). Each
-/// keeps its request's in-flight slot until it is written: the reader
+/// keeps its request's in-flight permit until it is written: the reader
 /// reads no more requests than the writer can take, so a peer that does not
 /// read its replies stops being read from.
 pub(super) struct Finished {
@@ -117,13 +117,13 @@ pub(super) struct Finished {
     replies: Mutex<Option<VecDeque<Reply>>>,
 }
 
-/// A reply in [`Finished`], with its request's slot.
+/// A reply in [`Finished`], with its request's permit.
 pub(super) struct Reply {
     /// `None`: the reader sent it itself, and the flush sends what the
     /// peer did not take yet.
     text: Option<String>,
     /// Released once the reply is written.
-    _slot: Slot,
+    _permit: Permit,
 }
 
 impl Finished {
@@ -140,7 +140,7 @@ impl Finished {
 
     /// Drops what is queued and whatever comes later.
     fn close(&self) {
-        // Taken out first: the slots are released outside the lock.
+        // Taken out first: the permits are released outside the lock.
         let dropped = lock(&self.replies).take();
         drop(dropped);
     }
@@ -158,33 +158,36 @@ pub(super) struct Replies<'a, D> {
 
 impl<D: DirectReply> Replies<'_, D> {
     /// Hands `reply` on: sent by the reader itself when the writer has
-    /// nothing queued (then it overtakes nothing, and frees its slot once
-    /// sent), else queued for the writer with its slot.
-    pub(super) fn push(&mut self, cx: &mut std::task::Context<'_>, reply: String, slot: Slot) {
+    /// nothing queued (then it overtakes nothing, and frees its permit once
+    /// sent), else queued for the writer with its permit.
+    pub(super) fn push(&mut self, cx: &mut std::task::Context<'_>, reply: String, permit: Permit) {
         if D::CAN && self.nothing_queued() {
             match self.direct.try_reply(cx, &reply) {
                 #[cfg(feature = "ws")]
                 Direct::Sent => return,
                 // The writer sends the rest, under its write timeout, and
-                // the slot is held until it has.
+                // the permit is held until it has.
                 #[cfg(feature = "ws")]
-                Direct::Unsent => return self.queue(None, slot),
+                Direct::Unsent => return self.queue(None, permit),
                 Direct::Refused => {}
             }
         }
-        self.queue(Some(reply), slot);
+        self.queue(Some(reply), permit);
     }
 
-    /// Queues `text` (see [`Reply`]) for the writer, with its slot.
-    fn queue(&self, text: Option<String>, slot: Slot) {
-        let reply = Reply { text, _slot: slot };
+    /// Queues `text` (see [`Reply`]) for the writer, with its permit.
+    fn queue(&self, text: Option<String>, permit: Permit) {
+        let reply = Reply {
+            text,
+            _permit: permit,
+        };
         let mut replies = lock(&self.finished.replies);
         match replies.as_mut() {
             Some(queue) => {
                 queue.push_back(reply);
                 self.writer.nudge();
             }
-            // The writer has stopped: the reply is dropped (its slot
+            // The writer has stopped: the reply is dropped (its permit
             // released outside the lock), as a reply sent into a closed
             // outbox is.
             None => {

@@ -112,7 +112,7 @@ pub(crate) type Upgrade =
 /// The session of a connection upgraded to WebSocket, left by the response
 /// to its handshake for the task that serves the HTTP connection: that task
 /// runs it once hyper hands the socket over, so the session keeps the
-/// connection's slot under [`Limits::max_connections`] and is tracked by the
+/// connection's place under [`Limits::max_connections`] and is tracked by the
 /// server's graceful shutdown.
 #[derive(Default)]
 pub(crate) struct Handover(std::sync::Mutex<Option<Session>>);

@@ -34,7 +34,7 @@ pub(crate) fn accept_loop<F, Fut>(
     F: Fn(TcpStream, SocketAddr) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let slots = Arc::new(Semaphore::new(limits.connections()));
+    let permits = Arc::new(Semaphore::new(limits.connections()));
     let connections = lifecycle.clone();
     let stopping = lifecycle.stopping.clone();
     lifecycle.spawn(async move {
@@ -53,12 +53,12 @@ pub(crate) fn accept_loop<F, Fut>(
                 }
             };
             let _ = stream.set_nodelay(true);
-            match slots.clone().try_acquire_owned() {
-                Ok(slot) => {
+            match permits.clone().try_acquire_owned() {
+                Ok(permit) => {
                     let connection = serve(stream, peer);
                     connections.spawn(async move {
                         connection.await;
-                        drop(slot);
+                        drop(permit);
                     });
                 }
                 Err(_) => {
