@@ -53,7 +53,7 @@ pub(crate) struct Setup {
 
 impl Connection {
     /// Opens a client connection over any message transport (see
-    /// [`Server::serve_messages`]); `handlers` serve the requests and
+    /// [`Server::serve_messages`](crate::transport::Server::serve_messages)); `handlers` serve the requests and
     /// notifications the peer sends. The connection closes when its last
     /// clone is dropped. Must be called within a tokio runtime.
     ///

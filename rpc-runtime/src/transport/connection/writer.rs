@@ -108,7 +108,7 @@ pub(super) async fn write<W: MessageWriter>(
 }
 
 /// Replies of requests that finished as they were read, handed from the
-/// reader to the writer without a channel (see [`Running::inline`]). Each
+/// reader to the writer without a channel (see [`Running::inline`](super::reader::Running::inline)). Each
 /// keeps its request's in-flight permit until it is written: the reader
 /// reads no more requests than the writer can take, so a peer that does not
 /// read its replies stops being read from.

@@ -65,7 +65,7 @@ pub(crate) async fn serve_connection(
     }
 }
 
-/// One connection of [`Server::serve_http`], as its requests see it.
+/// One connection of [`Server::serve_http`](crate::transport::Server::serve_http), as its requests see it.
 struct ConnectionState {
     shared: Arc<Shared>,
     peer: SocketAddr,

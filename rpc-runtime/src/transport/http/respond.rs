@@ -18,7 +18,7 @@ use crate::Context;
 use crate::transport::sync::rare_events::{self};
 
 /// Where a request came from, as [`respond`] needs to know it: a
-/// connection of [`Server::serve_http`], or an [`HttpService`] mounted
+/// connection of [`Server::serve_http`](crate::transport::Server::serve_http), or an [`HttpService`](super::HttpService) mounted
 /// elsewhere. One generic `respond` rather than a wrapper per origin: a
 /// future awaiting another holds (and copies) the other whole.
 pub(super) trait Origin {

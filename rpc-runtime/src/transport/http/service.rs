@@ -23,7 +23,7 @@ use crate::transport::sync::lock;
 /// requests, to mount in an axum (or any tower-based) app at a path of your
 /// choosing, under the layers you want (authentication, CORS, tracing, ...).
 ///
-/// It answers as [`Server::serve_http`] does (see there for the status codes)
+/// It answers as [`Server::serve_http`](crate::transport::Server::serve_http) does (see there for the status codes)
 /// and never fails: every problem is an HTTP response. It runs on tokio, with
 /// the timer enabled (for [`Limits::body_timeout`]), as `#[tokio::main]` and
 /// axum's `serve` have it. Clones share the
@@ -34,7 +34,7 @@ use crate::transport::sync::lock;
 /// With the `ws` feature it also accepts WebSocket handshakes when the server
 /// running it supports upgrades (axum's `serve` does, as does hyper's
 /// `serve_connection(..).with_upgrades()`); the `transport::ws` module says
-/// what [`Server::serve_http`] does for those connections that it does not.
+/// what [`Server::serve_http`](crate::transport::Server::serve_http) does for those connections that it does not.
 ///
 /// ```
 /// use bytes::Bytes;

@@ -1,4 +1,4 @@
-//! Serving HTTP: [`Server::serve_http`] and [`Server::into_http_service`],
+//! Serving HTTP: [`Server::serve_http`](crate::transport::Server::serve_http) and [`Server::into_http_service`],
 //! where the HTTP layer meets the WebSocket layer above it.
 
 use std::io;
@@ -70,9 +70,9 @@ impl Server {
     /// | a WebSocket handshake (`ws` feature) | `101`, then WebSocket (see the `transport::ws` module) | none |
     /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
     /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
-    /// | a body over [`Limits::max_message_size`] | `413` (the connection is closed) | a short text |
-    /// | a body not all there within [`Limits::body_timeout`] | `408` (the connection is closed) | a short text |
-    /// | a connection beyond [`Limits::max_connections`] | `503`, then closed | none |
+    /// | a body over [`Limits::max_message_size`](crate::transport::Limits::max_message_size) | `413` (the connection is closed) | a short text |
+    /// | a body not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) | `408` (the connection is closed) | a short text |
+    /// | a connection beyond [`Limits::max_connections`](crate::transport::Limits::max_connections) | `503`, then closed | none |
     ///
     /// A missing `Content-Type` is taken for JSON (hand-written requests and
     /// minimal clients need not spell it out); `application/json` may carry
@@ -84,16 +84,16 @@ impl Server {
     /// refused on its `Content-Length` before any of it is read, and a chunked
     /// one as soon as it grows past the limit: nothing over the limit is ever
     /// buffered. A client that does not send its headers within
-    /// [`Limits::header_timeout`] is disconnected (without a response), and
+    /// [`Limits::header_timeout`](crate::transport::Limits::header_timeout) is disconnected (without a response), and
     /// so is a kept-alive connection idle for that long; one whose body is
-    /// not all there within [`Limits::body_timeout`] of its headers gets a
+    /// not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) of its headers gets a
     /// `408`.
     ///
     /// A graceful [`shutdown`](ServerHandle::shutdown) stops accepting
     /// connections, lets the requests in flight finish and send their
     /// replies, and closes each connection once it is idle (a WebSocket
     /// connection with close code `1001`). WebSocket connections count
-    /// against [`Limits::max_connections`] like the others.
+    /// against [`Limits::max_connections`](crate::transport::Limits::max_connections) like the others.
     ///
     /// ```no_run
     /// use rpc_runtime::transport::Server;

@@ -11,7 +11,7 @@ impl Server {
     /// and a [`MessageWriter`] of whole messages (the byte-stream framings
     /// and WebSocket are two such; an in-memory channel or a message queue
     /// can be another). It stops when the reader reports
-    /// [`Inbound::Closed`], or at [`ServerHandle::shutdown`].
+    /// [`Inbound::Closed`](crate::transport::Inbound::Closed), or at [`ServerHandle::shutdown`].
     ///
     /// Must be called within a tokio runtime, which drives the connection.
     ///

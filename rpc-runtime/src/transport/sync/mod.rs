@@ -6,7 +6,7 @@
 //! | [`rare_events`] | futures for events that almost never fire (shutdown, timeouts), polled only when woken |
 //! | `in_flight` | the permits of the requests a connection runs, with one taker |
 //! | `in_order` | two futures run to the end, always polled in the same order |
-//! | [`lock`] | a mutex lock that tolerates poisoning |
+//! | [`lock`](fn@lock) | a mutex lock that tolerates poisoning |
 
 #[cfg(feature = "duplex")]
 pub(crate) mod in_flight;

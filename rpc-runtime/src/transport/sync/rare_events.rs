@@ -25,8 +25,8 @@ use super::lock;
 /// (and on its first poll).
 ///
 /// It forwards its wakeups to the task polling it. Once it is ready, it must
-/// not be polled again unless the future inside was made pending again
-/// through [`inner`](Rare::inner) (a timer reset).
+/// not be polled again unless the future inside allows polls after it was
+/// ready (as [`Quiet`] and [`Either`] do).
 pub(crate) struct Rare<F> {
     future: Pin<Box<F>>,
     flag: Arc<Flag>,

@@ -1,5 +1,5 @@
 //! The server's side of one WebSocket connection, on our own framing
-//! ([`frame`](super::super::frame)): the connection engine's reader and writer
+//! (`ws/frame.rs`): the connection engine's reader and writer
 //! over one socket, and the closing handshake once the engine is done.
 //!
 //! The reader and the writer share the socket and its buffers behind a
