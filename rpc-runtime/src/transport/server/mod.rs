@@ -2,8 +2,8 @@
 //! [`ServerHandle`] that stops it.
 //!
 //! This is the layer above the transports: `http.rs` serves HTTP (and
-//! chooses whether WebSocket handshakes are answered), `messages.rs` any
-//! message transport; `accept.rs` is the TCP accept loop under the
+//! chooses whether WebSocket handshakes are answered), `stream.rs` byte
+//! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
 //! connection limit, `lifecycle.rs` the tasks and the graceful shutdown.
 
 use std::net::SocketAddr;
@@ -19,6 +19,8 @@ mod http;
 mod lifecycle;
 #[cfg(feature = "duplex")]
 mod messages;
+#[cfg(feature = "stream")]
+mod stream;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 pub(crate) use accept::{accept_loop, bind};
