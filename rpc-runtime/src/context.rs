@@ -134,7 +134,8 @@ impl Context {
     }
 
     /// The context of a request of the HTTP server, made in one piece:
-    /// each `with_` method moves the whole context (168 bytes) in and out.
+    /// each `with_` method moves the whole context in and out, a cost every
+    /// request would pay.
     #[cfg(feature = "http")]
     pub(crate) fn of_http(headers: http::HeaderMap, remote_addr: Option<SocketAddr>) -> Self {
         Context {

@@ -19,6 +19,10 @@
 //! | `transport` | HTTP, WebSocket and stream transports, limits, graceful shutdown (cargo features) |
 
 #![warn(missing_docs)]
+// Unsafe code lives in one module, `service::slot`, which allows it; every
+// unsafe block there says why it is sound.
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod client;
 pub mod context;

@@ -10,6 +10,10 @@ use serde_json::value::RawValue;
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, ServiceInfo};
 
+#[expect(
+    unsafe_code,
+    reason = "the handler slot writes a future into bytes of its own; the crate's only unsafe code"
+)]
 mod slot;
 
 pub use slot::HandlerSlot;

@@ -1,12 +1,12 @@
-//! Running handlers: panic isolation, and the entries of a batch side by side.
+//! Guarding a handler: a panic or a run past the request timeout becomes
+//! `-32603` for its own request.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::ErrorObject;
-use crate::service::HandlerSlot;
 use crate::wire::{self, Id};
 
 /// A handler's future that turns a panic, or a handler that runs past the
@@ -101,47 +101,4 @@ fn timed_out(id: Option<Id<'_>>, timeout: std::time::Duration) -> Option<String>
     let error = ErrorObject::new(crate::code::INTERNAL_ERROR, "Request timed out")
         .with_data(&serde_json::json!({ "reason": reason }));
     Some(wire::failure(Some(id?), &error))
-}
-
-/// One entry of a batch: still running (in a slot of its own), or its
-/// reply (if any) at hand.
-pub(super) enum Outcome<'a> {
-    Running(Guarded<'a, Pin<Box<HandlerSlot<'a>>>>),
-    Done(Option<String>),
-}
-
-/// Runs every entry concurrently on the current task and joins the replies
-/// into a batch response; `None` when no entry is answered.
-pub(super) async fn join_batch(mut outcomes: Vec<Outcome<'_>>) -> Option<String> {
-    poll_fn(|cx| {
-        let mut pending = false;
-        for outcome in outcomes.iter_mut() {
-            if let Outcome::Running(future) = outcome {
-                match Pin::new(future).poll(cx) {
-                    Poll::Ready(reply) => *outcome = Outcome::Done(reply),
-                    Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            Poll::Pending
-        } else {
-            Poll::Ready(())
-        }
-    })
-    .await;
-    let mut replies = outcomes.into_iter().filter_map(|outcome| match outcome {
-        Outcome::Done(reply) => reply,
-        Outcome::Running(_) => None,
-    });
-    let first = replies.next()?;
-    let mut batch = String::with_capacity(first.len() * 2 + 2);
-    batch.push('[');
-    batch.push_str(&first);
-    for reply in replies {
-        batch.push(',');
-        batch.push_str(&reply);
-    }
-    batch.push(']');
-    Some(batch)
 }

@@ -7,6 +7,7 @@
 //! methods. A handler that panics answers `-32603` for its own request and
 //! nothing else is disturbed.
 
+mod batch;
 mod guard;
 
 use std::collections::HashMap;
@@ -17,9 +18,10 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{self, Poll};
 
+use batch::Outcome;
 #[cfg(feature = "rt")]
 use guard::Deadline;
-use guard::{Guarded, Outcome};
+use guard::Guarded;
 
 use crate::context::{self, Context};
 use crate::service::{Call, HandlerSlot, RpcService};
@@ -90,7 +92,7 @@ impl Router {
     }
 
     /// A router with no methods: it answers every request with `-32601`.
-    #[cfg(feature = "duplex")]
+    #[cfg(any(feature = "ws", feature = "stream"))]
     pub(crate) fn empty() -> Self {
         Router::from_parts(Vec::new(), HashMap::new(), Settings::default())
     }
@@ -179,7 +181,7 @@ impl Router {
         context: &'a Context,
     ) -> Option<String> {
         let outcomes = poll_fn(|cx| Poll::Ready(self.start_batch(entries, context, cx)));
-        guard::join_batch(outcomes.await).await
+        batch::join_batch(outcomes.await).await
     }
 
     /// Starts every entry of a batch; each handler that waits keeps the slot

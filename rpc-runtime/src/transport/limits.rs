@@ -110,7 +110,7 @@ impl Limits {
     /// How long one write to a WebSocket or TCP peer may take (default
     /// 60 s): a reply, or the flush after a run of replies, that has not
     /// gone out by then ends the connection, so a peer that stops reading
-    /// cannot hold its connection (and a slot of `max_connections`) for
+    /// cannot hold its connection (and a place under `max_connections`) for
     /// ever. The whole write must finish in that time: a reply larger than
     /// the kernel's buffers must be taken within it, however steadily the
     /// peer reads. On WebSocket the closing handshake then waits its own

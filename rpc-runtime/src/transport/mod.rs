@@ -16,13 +16,11 @@
 mod connection;
 #[cfg(feature = "http")]
 pub mod http;
-#[cfg(feature = "duplex")]
-mod in_flight;
 mod limits;
-mod rare;
 mod server;
 #[cfg(feature = "stream")]
 pub mod stream;
+mod sync;
 #[cfg(feature = "ws")]
 pub mod ws;
 

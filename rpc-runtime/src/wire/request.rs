@@ -52,7 +52,13 @@ pub(crate) enum Entry<'a> {
         reason: &'static str,
         /// It has `result` or `error` and no `method`: a response, which a
         /// two-way connection hands to the call it answers instead.
-        #[cfg_attr(not(feature = "duplex"), allow(dead_code))]
+        #[cfg_attr(
+            not(feature = "duplex"),
+            expect(
+                dead_code,
+                reason = "one parser for every build; only a two-way connection reads it"
+            )
+        )]
         response: bool,
     },
 }

@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use hyper_util::client::legacy::{self, connect::HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
-use super::whole::{BodyError, read_whole};
+use super::read_body::{BodyError, read_whole};
 use crate::Response;
 use crate::client::{
     Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,

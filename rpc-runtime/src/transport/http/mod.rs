@@ -6,16 +6,40 @@
 //! is nothing to answer. JSON-RPC errors travel in `200` responses like any
 //! other reply; HTTP statuses other than `200` and `204` are the HTTP
 //! layer's own refusals (see [`Server::serve_http`](super::Server::serve_http)).
+//!
+//! | file | its job |
+//! |---|---|
+//! | `service.rs` | [`HttpService`], the `tower::Service`, and what its requests share |
+//! | `respond.rs` | answering one request |
+//! | `checks.rs` | what the request's headers declare |
+//! | `refusal.rs` | the HTTP layer's own refusals |
+//! | `listener.rs` | one accepted connection, under its header timeout |
+//! | `read_body.rs` | reading a body whole, up to a limit (server and client) |
+//! | `response_body.rs` | [`ResponseBody`] |
+//! | `header_wait.rs` | the header timeout of a kept-alive connection |
+//! | `client.rs` | [`HttpClient`] |
+//!
+//! The WebSocket layer stands on this one: it answers handshakes through
+//! the hook `Shared::upgrade`, which this layer calls without naming it.
 
-mod body;
+mod checks;
 mod client;
 mod header_wait;
-// `pub(crate)` for the WebSocket transport, which shares `server::Shared`.
-pub(crate) mod server;
-mod whole;
+mod listener;
+mod read_body;
+mod refusal;
+mod respond;
+mod response_body;
+mod service;
 
-pub use body::ResponseBody;
 #[cfg(feature = "ws")]
 pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
-pub use server::{HttpResponseFuture, HttpService};
+pub(crate) use listener::serve_connection;
+#[cfg(feature = "ws")]
+pub(crate) use refusal::{method_not_allowed, plain};
+pub use response_body::ResponseBody;
+#[cfg(feature = "ws")]
+pub(crate) use service::Handover;
+pub use service::{HttpResponseFuture, HttpService};
+pub(crate) use service::{Shared, Upgrade};

@@ -41,119 +41,21 @@ use tokio::process::{Child, Command};
 
 pub use framing::{FramedReader, FramedWriter, Framing};
 
-use super::connection::{self, Connection, Timers};
-use super::server::{self, Lifecycle, Server, ServerHandle};
+use super::connection::{self, Connection};
 use super::{Inbound, MessageReader};
 use crate::{Context, Router, TransportKind};
-
-/// What a TCP server sends a connection it has no room for before closing
-/// it, in each framing.
-const TCP_REFUSAL: &[u8] =
-    b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
-const TCP_REFUSAL_FRAMED: &[u8] =
-    b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}";
-
-/// How long a TCP connection that the server closes first goes on being
-/// read, until the peer closes its end too (see `Server::drive`).
-const LINGER: Duration = Duration::from_secs(5);
-
-impl Server {
-    /// Serves one connection over `reader` and `writer` until the peer closes
-    /// it or the server is shut down.
-    pub fn serve_stream<R, W>(&self, reader: R, writer: W, framing: Framing) -> ServerHandle
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        self.serve_one(reader, writer, framing, Context::new(TransportKind::Stream))
-    }
-
-    /// Serves the process's stdin and stdout until stdin ends.
-    ///
-    /// stdout then carries only protocol messages: log to stderr.
-    pub fn serve_stdio(&self, framing: Framing) -> ServerHandle {
-        let context = Context::new(TransportKind::Stdio);
-        self.serve_one(tokio::io::stdin(), tokio::io::stdout(), framing, context)
-    }
-
-    fn serve_one<R, W>(
-        &self,
-        reader: R,
-        writer: W,
-        framing: Framing,
-        context: Context,
-    ) -> ServerHandle
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let reader = FramedReader::new(reader, framing, self.limits.message_size());
-        let writer = FramedWriter::new(writer, framing);
-        self.serve_messages(reader, writer, context)
-    }
-
-    /// Listens on `addr` and serves each TCP connection, many requests per
-    /// connection, pipelined.
-    ///
-    /// When the server closes a connection first (a graceful shutdown), it
-    /// goes on reading it, discarding what comes, until the peer closes its
-    /// end too, for up to 5 seconds: closing a socket with unread input
-    /// resets the connection, and the reset would throw away the replies
-    /// still on their way to a peer that reads slowly. In a shutdown, that
-    /// wait counts toward [`Limits::shutdown_timeout`](super::Limits::shutdown_timeout).
-    pub async fn serve_tcp(
-        &self,
-        addr: impl ToSocketAddrs,
-        framing: Framing,
-    ) -> io::Result<ServerHandle> {
-        let (listener, local_addr) = server::bind(addr).await?;
-        let lifecycle = Lifecycle::default();
-        let server = self.clone();
-        let connections = lifecycle.clone();
-        server::accept_loop(
-            listener,
-            &self.limits,
-            &lifecycle,
-            match framing {
-                Framing::Lines => TCP_REFUSAL,
-                Framing::ContentLength => TCP_REFUSAL_FRAMED,
-            },
-            move |stream, peer| {
-                let (reader, writer) = stream.into_split();
-                let limits = &server.limits;
-                let reader = FramedReader::new(reader, framing, limits.message_size());
-                // A peer that connects and says nothing is dropped as soon as
-                // an HTTP client that sends no headers would be.
-                let reader = FirstMessageWithin::new(reader, limits.header_wait());
-                let writer = FramedWriter::new(writer, framing);
-                let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let timers = Timers {
-                    idle: Some(limits.idle_wait()),
-                    write: Some(limits.write_wait()),
-                    linger: Some(LINGER),
-                };
-                server.drive(reader, writer, context, &connections, timers)
-            },
-        );
-        Ok(ServerHandle::new(
-            Some(local_addr),
-            lifecycle,
-            self.limits.shutdown_wait(),
-        ))
-    }
-}
 
 /// Ends the stream when no first message arrives in time.
 ///
 /// The deadline is fixed when the connection opens, so a read that is
 /// cancelled and resumed does not extend it.
-struct FirstMessageWithin<R> {
+pub(crate) struct FirstMessageWithin<R> {
     inner: R,
     deadline: Option<tokio::time::Instant>,
 }
 
 impl<R> FirstMessageWithin<R> {
-    fn new(inner: R, within: Duration) -> Self {
+    pub(crate) fn new(inner: R, within: Duration) -> Self {
         FirstMessageWithin {
             inner,
             deadline: Some(tokio::time::Instant::now() + within),

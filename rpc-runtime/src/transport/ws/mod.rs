@@ -109,8 +109,6 @@
 mod client;
 mod frame;
 mod server;
-mod session;
-mod socket;
 
 pub use client::WsConnector;
 pub(crate) use server::upgrade;

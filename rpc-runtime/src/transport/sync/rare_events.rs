@@ -5,9 +5,8 @@
 //! server's shutdown signal and its own timers. In a `select!`, every wakeup
 //! of the task polls every branch: polling a `CancellationToken`'s future
 //! takes two mutexes, and a fresh `tokio::time::timeout` per message
-//! registers and removes a timer each time. Measured under callgrind, that
-//! was about 700 instructions per HTTP request and 3 000 per WebSocket
-//! message. [`Rare`] polls its future only after the future itself asked to
+//! registers and removes a timer each time: work on every request and every
+//! message, for events that almost never come. [`Rare`] polls its future only after the future itself asked to
 //! be woken (its own waker fired), so the cost on the busy path is one
 //! pointer comparison and one atomic load.
 
@@ -20,12 +19,14 @@ use std::time::Duration;
 
 use tokio::time::Sleep;
 
+use super::lock;
+
 /// A future polled only when its own waker has fired since its last poll
 /// (and on its first poll).
 ///
 /// It forwards its wakeups to the task polling it. Once it is ready, it must
-/// not be polled again unless the future inside was made pending again
-/// through [`inner`](Rare::inner) (a timer reset).
+/// not be polled again unless the future inside allows polls after it was
+/// ready (as [`Quiet`] and [`Either`] do).
 pub(crate) struct Rare<F> {
     future: Pin<Box<F>>,
     flag: Arc<Flag>,
@@ -51,10 +52,7 @@ impl Wake for Flag {
         self.woken.store(true, Ordering::Release);
         // Woken by reference, under the lock: no clone of the waker to make
         // and drop.
-        let task = self
-            .task
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let task = lock(&self.task);
         if let Some(task) = task.as_ref() {
             task.wake_by_ref();
         }
@@ -111,11 +109,7 @@ impl<F: Future> Future for Rare<F> {
         {
             // A new task (or the first poll): forward wakeups to it.
             let waker = cx.waker().clone();
-            *this
-                .flag
-                .task
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(waker.clone());
+            *lock(&this.flag.task) = Some(waker.clone());
             this.registered = Some(waker);
         }
         if !this.flag.woken.load(Ordering::Acquire) {
@@ -134,8 +128,8 @@ impl<F: Future> Rare<F> {
     /// one is polled first): `select!` with `biased;` for the pair that
     /// every connection polls at each wakeup, minus what `select!` adds on
     /// each poll (a look at the task's coop budget, a thread-local, and its
-    /// bookkeeping of branches): 50-80 instructions per HTTP request, 70 per
-    /// WebSocket message. `work` is pinned by the caller, so that it can be
+    /// bookkeeping of branches), on every poll of every connection. `work`
+    /// is pinned by the caller, so that it can be
     /// waited for again after an interruption.
     pub(crate) fn race<'a, W: Future>(
         &'a mut self,
@@ -165,8 +159,8 @@ pub(crate) enum Raced<I, W> {
 /// in a row make it ready, between `timeout` and a quarter more after the
 /// last activity. Polled again, it counts the next four. One timer for the
 /// life of what it watches, woken four times per timeout: the activity
-/// itself only sets a flag, where reading the clock for each message or
-/// request cost 70 to 100 instructions.
+/// itself only sets a flag, where reading the clock would cost something
+/// on each message or request.
 pub(crate) fn quiet<A: FnMut() -> bool>(timeout: Duration, active: A) -> Quiet<A> {
     // Never zero: a timer of zero would fire without end while active.
     let quarter = (timeout / 4).max(Duration::from_millis(1));

@@ -2,8 +2,8 @@
 //! the response bodies of the client.
 //!
 //! `http_body_util`'s `Limited` and `collect` would do it, at the cost of a
-//! queue of chunks (allocated and freed for each body) and a trailer map,
-//! about 530 instructions per request. Nearly every JSON-RPC body comes in
+//! queue of chunks (allocated and freed for each body) and a trailer map on
+//! every request. Nearly every JSON-RPC body comes in
 //! one chunk, kept here as it came; a second chunk starts a buffer.
 
 use std::error::Error;

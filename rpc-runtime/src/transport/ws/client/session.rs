@@ -1,11 +1,11 @@
 //! The client's side of one WebSocket connection, over tokio-tungstenite
-//! (the server's side has its own framing, in [`socket`](super::socket)):
+//! (the server's side has its own framing, in `ws/server/socket.rs`):
 //! the connection engine's reader and writer over tungstenite's two halves,
 //! the close codes, and the closing handshake once the engine is done.
 
 use std::future::Future;
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -21,15 +21,15 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message, Utf8Bytes};
 use crate::transport::connection::{
     self, Connection, Inbound, MessageReader, MessageWriter, Setup, ViaWriter,
 };
+use crate::transport::sync::lock;
 
 /// How long a closing end waits for its peer: for the peer's close frame
 /// after sending its own, or, after a failure, for the peer to stop sending.
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-/// The read buffer of each connection. tungstenite's default (128 KiB) is
-/// zero-filled on every read: measured, that costs 137 KiB of memory per idle
-/// connection (13 KiB with this one) and several times the instructions per
-/// message.
+/// The read buffer of each connection. tungstenite's default is much larger
+/// and zero-filled on every read: every idle connection would pay for it in
+/// memory, and every message in work.
 const READ_BUFFER: usize = 8 * 1024;
 
 /// The protocol settings of every connection, both sides.
@@ -85,13 +85,6 @@ type Halves<S> = (
     Option<SplitStream<WebSocketStream<S>>>,
     Option<SplitSink<WebSocketStream<S>, Message>>,
 );
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section is one assignment: the data stays consistent.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 impl<S> Ending<S> {
     /// The close frame this end sends.

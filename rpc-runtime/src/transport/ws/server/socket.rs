@@ -1,5 +1,5 @@
 //! The server's side of one WebSocket connection, on our own framing
-//! ([`frame`](super::frame)): the connection engine's reader and writer
+//! (`ws/frame.rs`): the connection engine's reader and writer
 //! over one socket, and the closing handshake once the engine is done.
 //!
 //! The reader and the writer share the socket and its buffers behind a
@@ -16,7 +16,7 @@
 use std::future::{Future, poll_fn};
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -24,10 +24,11 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
-use super::frame::{self, Opcode, Violation};
+use super::super::frame::{self, Opcode, Violation};
 use crate::transport::connection::{
     self, Direct, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
 };
+use crate::transport::sync::lock;
 
 /// How long a closing end waits for its peer: for the peer's close frame
 /// after sending its own, or, after a failure, for the peer to stop sending.
@@ -65,14 +66,6 @@ where
     driver.await;
     let closing = poll_fn(|cx| lock(&socket).poll_finish(cx, &stopping));
     let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // No critical section can leave the socket half-updated in a way that
-    // matters: a panic while holding it ends the connection anyway.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The socket and the state of both directions.

@@ -15,15 +15,14 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use super::socket;
 use crate::transport::connection::Setup;
 use crate::transport::http::ResponseBody;
-use crate::transport::http::server::{Handover, Shared, method_not_allowed, plain};
+use crate::transport::http::{Handover, Shared, method_not_allowed, plain};
 use crate::{Context, TransportKind};
 
 /// `headers` with every value copied out of the buffer it was parsed from.
 ///
-/// hyper's header values share its connection read buffer (8 KiB or more);
-/// the connection keeps its handshake's headers for its whole life, and
-/// with them, otherwise, that buffer: measured, 8 KiB more per idle
-/// connection.
+/// hyper's header values share its connection read buffer; the connection
+/// keeps its handshake's headers for its whole life, and with them,
+/// otherwise, that whole buffer: memory every idle connection would hold.
 fn owned(headers: HeaderMap) -> HeaderMap {
     let mut copy = HeaderMap::with_capacity(headers.len());
     for (name, value) in &headers {
@@ -45,8 +44,8 @@ fn owned(headers: HeaderMap) -> HeaderMap {
 /// `Sec-WebSocket-Version: 13` for another protocol version, and `405` when
 /// the server serving the request cannot hand its connection over (hyper's
 /// upgrade extension is missing).
-pub(crate) fn upgrade<B>(
-    mut request: Request<B>,
+pub(crate) fn upgrade(
+    mut request: Request<()>,
     shared: &Shared,
     peer: Option<SocketAddr>,
     handover: Option<&Handover>,

@@ -1,0 +1,256 @@
+//! Two-way connections: one engine for WebSocket, TCP, stdio and child processes.
+//!
+//! On these transports both ends may send requests at any time. Each side
+//! runs the same loop: a reader that hands requests to the router (at most
+//! [`Limits::max_in_flight`] at once) and responses to the calls waiting for
+//! them, and a writer that sends the replies and whatever else is queued.
+//! A request that finishes as it is read hands its reply to the writer
+//! directly and keeps its place among the `max_in_flight` until the reply is
+//! written (or, on WebSocket, with nothing else unsent, the reader sends it
+//! itself: see [`DirectReply`]); a request that has to wait runs as a task
+//! and queues its reply in a bounded queue. Either way a peer that stops
+//! reading its replies stops being read from: memory stays bounded, and
+//! what a handler sent the peer before it returned goes out before its
+//! reply.
+//!
+//! | file | its job |
+//! |---|---|
+//! | `mod.rs` | the [`Connection`] handle and the calls waiting for their responses |
+//! | `message.rs` | [`MessageReader`] and [`MessageWriter`], what a transport implements |
+//! | `open.rs` | a connection's settings, the constructors, the driver of both loops |
+//! | `reader.rs` | the read loop: the peer's requests to the router, responses to their calls |
+//! | `order.rs` | the peer's notifications, in order with what follows them |
+//! | `writer.rs` | the write loop and its two queues |
+//! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
+//!
+//! [`Limits::max_in_flight`]: super::Limits::max_in_flight
+
+mod direct;
+mod message;
+mod open;
+mod order;
+mod reader;
+mod writer;
+
+pub(crate) use direct::{Direct, DirectReply, ViaWriter};
+pub use message::{Inbound, MessageReader, MessageWriter};
+#[cfg(feature = "stream")]
+pub(crate) use open::open_client;
+pub(crate) use open::{Setup, Timers, open};
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::client::{
+    Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
+    TransportErrorKind,
+};
+use crate::transport::sync::lock;
+
+/// A live two-way connection: send requests and notifications to the peer.
+///
+/// On the server side, a handler gets it from its
+/// [`Context::connection`](crate::Context::connection) to call back into the
+/// client; wrap it in a generated client (`FooClient::new(connection.clone())`)
+/// for typed calls. On the client side it is what `connect` returns.
+/// Clones share the connection; when the last clone a client holds is
+/// dropped, the connection closes.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+    /// Present in the handles a client owns: the last one dropped closes the connection.
+    _owner: Option<Arc<CloseOnDrop>>,
+    timeout: Option<Duration>,
+}
+
+/// The id of this end's first call to its peer.
+const FIRST_ID: u64 = 1;
+
+struct Shared {
+    outbox: mpsc::Sender<String>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Bytes>>>,
+    next_id: AtomicU64,
+    /// Cancelled when the connection is ending: no more calls are accepted.
+    closing: CancellationToken,
+    /// Cancelled when the connection has ended.
+    closed: CancellationToken,
+}
+
+struct CloseOnDrop(CancellationToken);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("closed", &self.is_closed())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Connection {
+    /// A handle whose calls fail with a timeout error when no reply comes
+    /// within `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Starts closing the connection: replies to requests in flight are still
+    /// sent, then it closes.
+    pub fn close(&self) {
+        self.shared.closing.cancel();
+    }
+
+    /// Whether the connection is closing or closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closing.is_cancelled()
+    }
+
+    /// Resolves once the connection has ended.
+    pub async fn closed(&self) {
+        self.shared.closed.cancelled().await;
+    }
+
+    async fn enqueue(&self, message: String) -> Result<(), ClientError> {
+        if self.is_closed() {
+            return Err(connection_closed());
+        }
+        self.shared
+            .outbox
+            .send(message)
+            .await
+            .map_err(|_| connection_closed())
+    }
+}
+
+impl Transport for Connection {
+    async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
+        let (ids, mut replies) = self.expect_replies(1);
+        // Forget the call however this future ends: reply, error, timeout or drop.
+        let _forget = ForgetOnDrop {
+            shared: &self.shared,
+            ids: ids.clone(),
+        };
+        self.enqueue(request.to_text(Some(ids.start))).await?;
+        let reply = self.within_timeout(replies.remove(0)).await?;
+        let reply = reply.map_err(|_| connection_closed())?;
+        into_text(reply).ok_or_else(connection_closed)
+    }
+
+    async fn send_notification(
+        &self,
+        notification: OutgoingRequest<'_>,
+    ) -> Result<(), ClientError> {
+        self.enqueue(notification.to_text(None)).await
+    }
+
+    async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {
+        let (ids, replies) = self.expect_replies(batch.request_count());
+        let _forget = ForgetOnDrop {
+            shared: &self.shared,
+            ids: ids.clone(),
+        };
+        self.enqueue(batch.to_text(ids.start)).await?;
+        let all = async {
+            let mut texts = Vec::with_capacity(replies.len());
+            for reply in replies {
+                texts.push(reply.await.ok().and_then(into_text));
+            }
+            texts
+        };
+        Ok(BatchResponse::from_replies(self.within_timeout(all).await?))
+    }
+}
+
+impl Connection {
+    /// Allocates `count` ids and registers a waiting reply for each.
+    fn expect_replies(&self, count: usize) -> (Range<u64>, Vec<oneshot::Receiver<Bytes>>) {
+        let first = self
+            .shared
+            .next_id
+            .fetch_add(count as u64, Ordering::Relaxed);
+        let ids = first..first + count as u64;
+        let mut pending = lock(&self.shared.pending);
+        let replies = ids
+            .clone()
+            .map(|id| {
+                let (reply_tx, reply_rx) = oneshot::channel();
+                pending.insert(id, reply_tx);
+                reply_rx
+            })
+            .collect();
+        (ids, replies)
+    }
+
+    async fn within_timeout<T>(&self, waiting: impl Future<Output = T>) -> Result<T, ClientError> {
+        match self.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, waiting).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            }),
+            None => Ok(waiting.await),
+        }
+    }
+}
+
+fn into_text(reply: Bytes) -> Option<String> {
+    String::from_utf8(reply.into()).ok()
+}
+
+struct ForgetOnDrop<'a> {
+    shared: &'a Shared,
+    ids: Range<u64>,
+}
+
+impl Drop for ForgetOnDrop<'_> {
+    fn drop(&mut self) {
+        let mut pending = lock(&self.shared.pending);
+        for id in self.ids.clone() {
+            pending.remove(&id);
+        }
+    }
+}
+
+fn connection_closed() -> ClientError {
+    ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
+}
+
+/// Whether no call of this end waits for a response. A server that never
+/// calls its client (the common case) has handed out no id: it need not
+/// lock the map to know.
+fn no_calls_waiting(shared: &Shared) -> bool {
+    shared.next_id.load(Ordering::Relaxed) == FIRST_ID || lock(&shared.pending).is_empty()
+}
+
+/// Hands each response to the call waiting for its id, the whole `message`
+/// without a copy when it is nothing but that one response.
+fn deliver(
+    shared: &Shared,
+    message: &Bytes,
+    responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
+) {
+    // Not a batch of one, `[response]`: the call wants the response alone.
+    let single = matches!(responses.as_slice(), [(_, raw)] if raw.get().len() == message.len());
+    for (id, raw) in responses {
+        let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
+        match waiting {
+            // A lone response is the whole message: hand it over without a copy.
+            Some(reply) if single => drop(reply.send(message.clone())),
+            Some(reply) => drop(reply.send(Bytes::copy_from_slice(raw.get().as_bytes()))),
+            None => tracing::debug!(?id, "a response that no call is waiting for was dropped"),
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The read loop: serving the peer's requests and sorting what else arrives.
+
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::runtime::RuntimeFlavor;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::order::Order;
+use super::writer::Replies;
+use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
+use crate::router::FromPeer;
+use crate::transport::sync::in_flight::{InFlight, Permit};
+use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
+use crate::wire::{self, Incoming};
+use crate::{Context, ErrorObject};
+
+/// Serves the peer's messages until it closes the connection, the read
+/// fails, the connection has been idle too long, or this end stops reading
+/// (a shutdown, or the connection closing). Returns `true` in the last case,
+/// where the peer may still be sending.
+pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
+    reader: &mut R,
+    shared: &Arc<Shared>,
+    setup: &Setup,
+    context: Arc<Context>,
+    mut replies: Replies<'_, D>,
+) -> bool {
+    let mut cut_short = true;
+    let in_flight = InFlight::new(setup.max_in_flight);
+    // The requests running. They belong to the connection: if it is dropped
+    // before they finish (a shutdown past its deadline), so are they.
+    let mut requests = JoinSet::new();
+    let inline = matches!(
+        tokio::runtime::Handle::current().runtime_flavor(),
+        RuntimeFlavor::CurrentThread
+    );
+    let mut order = Order::default();
+    // Made once and polled only when they fire: a message costs no timer
+    // and no cancellation check (see `Rare`). One `Rare` waits for all that
+    // interrupts the reading: the connection closing or the server stopping
+    // (first), and the idle timeout (second, each time it passes), which
+    // every message pushes back by setting `active`.
+    let (closing, stopping) = (shared.closing.clone(), setup.stopping.clone());
+    let active = AtomicBool::new(false);
+    let mut interrupts = Rare::new(rare_events::either(
+        async move {
+            tokio::select! {
+                () = closing.cancelled() => {}
+                () = stopping.cancelled() => {}
+            }
+        },
+        rare_events::quiet(setup.idle_timeout.unwrap_or(NO_IDLE_TIMEOUT), || {
+            active.swap(false, Ordering::Relaxed)
+        }),
+    ));
+    'reading: loop {
+        let read = match interrupts.race(pin!(reader.read_message())).await {
+            Raced::Done(read) => Some(read),
+            Raced::Interrupted(Event::First) => break,
+            Raced::Interrupted(Event::Second) => None,
+        };
+        let message = match read {
+            Some(Ok(Inbound::Message(message))) => message,
+            Some(Ok(Inbound::TooLarge)) => {
+                active.store(true, Ordering::Relaxed);
+                let _ = shared.outbox.send(too_large()).await;
+                continue;
+            }
+            // Idle: close only if nothing is going on, else wait a whole
+            // timeout again.
+            None if idle(&in_flight, shared) && order.is_settled() => {
+                cut_short = false;
+                break;
+            }
+            None => continue,
+            Some(Ok(Inbound::Closed)) => {
+                cut_short = false;
+                break;
+            }
+            Some(Err(err)) => {
+                tracing::debug!(%err, "connection read failed");
+                cut_short = false;
+                break;
+            }
+        };
+        active.store(true, Ordering::Relaxed);
+        // A lone object that could only be for the router or dropped (no
+        // call of ours waits for a response, nothing is queued before it,
+        // a permit is free) goes straight to the router, which tells a
+        // notification or a response from a request as it parses: nearly
+        // every message a server gets. The rest are sorted first.
+        let direct = inline
+            && order.is_settled()
+            && in_flight.has_free()
+            && wire::is_object(&message)
+            && no_calls_waiting(shared);
+        let request = if direct {
+            message
+        } else {
+            match wire::classify(&message) {
+                Incoming::Notification => {
+                    if !order.queue(message, setup, &context, shared).await {
+                        break;
+                    }
+                    continue;
+                }
+                Incoming::ForRouter => message,
+                Incoming::Responses(responses) => {
+                    order.deliver(shared, &message, responses);
+                    continue;
+                }
+                Incoming::Mixed {
+                    responses,
+                    requests,
+                } => {
+                    // The responses go to their calls; the rest, still a batch,
+                    // to the router.
+                    let requests = Bytes::from(batch_of(&requests));
+                    order.deliver(shared, &message, responses);
+                    requests
+                }
+            }
+        };
+        // A permit is nearly always free: waiting for one is the slow path.
+        let permit = match in_flight.try_take() {
+            Some(permit) => permit,
+            // Requests are in flight: the idle timeout does not apply.
+            None => loop {
+                tokio::select! {
+                    biased;
+                    event = &mut interrupts => if let Event::First = event {
+                        break 'reading;
+                    },
+                    permit = in_flight.take() => break permit,
+                }
+            },
+        };
+        let (settled, outbox) = (order.settled(), &shared.outbox);
+        if inline {
+            // In a box, where it can be polled and still move to a task;
+            // boxed before the read loop awaits anything, so the
+            // connection's own future holds a pointer to the call across
+            // its awaits, not the call itself. The box is allocated before
+            // the call is made, so that the call is made in it: moved as a
+            // value, the whole future (mostly room for the states it has
+            // not reached) would be copied on the way, more than once.
+            let call = Box::write(Box::new_uninit(), serve(settled, setup, &context, request));
+            let call = Box::into_pin(call);
+            // Polled once with the task's context, in place: no future of
+            // its own for the first poll (see `Running::inline`).
+            let mut running = Some(Running {
+                call,
+                permit,
+                outbox,
+            });
+            let unserved = std::future::poll_fn(|cx| {
+                let running = running.take().expect("polled once: it is ready at once");
+                Poll::Ready(running.inline(cx, &mut replies, &mut requests))
+            });
+            match unserved.await {
+                Some(Served::Notification(message)) => {
+                    if !order.queue(message, setup, &context, shared).await {
+                        break;
+                    }
+                }
+                Some(Served::Response(message)) => {
+                    if let Incoming::Responses(responses) = wire::classify(&message) {
+                        order.deliver(shared, &message, responses);
+                    }
+                }
+                Some(Served::Reply(_)) | None => {}
+            }
+        } else {
+            let call = serve(settled, setup, &context, request);
+            Running {
+                call,
+                permit,
+                outbox,
+            }
+            .spawn(&mut requests);
+        }
+        // Forget the ones that have finished.
+        while !requests.is_empty() && requests.try_join_next().is_some() {}
+    }
+    // Let the notifications and requests in flight finish and queue their
+    // replies, then close.
+    order.finish().await;
+    in_flight.all_back().await;
+    shared.closing.cancel();
+    cut_short
+}
+
+/// What serving a message came to.
+pub(super) enum Served {
+    /// The router's reply, if any.
+    Reply(Option<String>),
+    /// A lone notification, not run: it goes to the notifications' queue.
+    Notification(Bytes),
+    /// A lone response, for the call it answers.
+    Response(Bytes),
+}
+
+/// Serves `request` once the notifications before it have run (`settled`).
+pub(super) fn serve(
+    settled: impl Future<Output = ()> + Send + 'static,
+    setup: &Setup,
+    context: &Arc<Context>,
+    request: Bytes,
+) -> impl Future<Output = Served> + Send + 'static {
+    let (router, context) = (setup.router.clone(), context.clone());
+    async move {
+        settled.await;
+        match router.handle_from_peer(&request, &context).await {
+            FromPeer::Reply(reply) => Served::Reply(reply),
+            FromPeer::Notification => Served::Notification(request),
+            FromPeer::Response => Served::Response(request),
+        }
+    }
+}
+
+/// A request's call, about to start, with the in-flight permit it holds
+/// until its reply is handed to the writer.
+pub(super) struct Running<'a, F> {
+    call: F,
+    permit: Permit,
+    outbox: &'a mpsc::Sender<String>,
+}
+
+impl<F> Running<'_, Pin<Box<F>>>
+where
+    F: Future<Output = Served> + Send + 'static,
+{
+    /// Polls the call right here first (on a current-thread runtime): most
+    /// calls finish without waiting, and their replies go straight to the
+    /// writer; a task of their own would add a spawn, a trip through the
+    /// scheduler and a trip through the outbox. A call that waits becomes a
+    /// task of the connection. Returns a notification or a response the
+    /// router left to the connection (they never wait). A plain function
+    /// with the task's context rather than an `async fn`: no state machine
+    /// of its own in the read loop's future, which every message would
+    /// otherwise pass through.
+    fn inline<D: DirectReply>(
+        self,
+        cx: &mut std::task::Context<'_>,
+        replies: &mut Replies<'_, D>,
+        requests: &mut JoinSet<()>,
+    ) -> Option<Served> {
+        let mut call = self.call;
+        match call.as_mut().poll(cx) {
+            Poll::Ready(Served::Reply(Some(reply))) => replies.push(cx, reply, self.permit),
+            Poll::Ready(Served::Reply(None)) => {}
+            Poll::Ready(unserved) => return Some(unserved),
+            Poll::Pending => Running { call, ..self }.spawn(requests),
+        }
+        None
+    }
+}
+
+impl<'a, F> Running<'a, F>
+where
+    F: Future<Output = Served> + Send + 'static,
+{
+    /// Runs the call as a task of the connection (on a multi-threaded
+    /// runtime, it can run on another worker while this one reads on); its
+    /// reply goes through the outbox.
+    fn spawn(self, requests: &mut JoinSet<()>) {
+        let Running {
+            call,
+            permit,
+            outbox,
+        } = self;
+        let outbox = outbox.clone();
+        requests.spawn(async move {
+            // Only a request's reply: a lone notification or response goes
+            // through `inline`, or is sorted out before the router.
+            if let Served::Reply(Some(reply)) = call.await {
+                let _ = outbox.send(reply).await;
+            }
+            drop(permit);
+        });
+    }
+}
+
+/// The idle timeout of a connection that has none: longer than any
+/// connection lives.
+pub(super) const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+pub(super) fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
+    in_flight.is_idle() && no_calls_waiting(shared)
+}
+
+/// The text of a batch of `entries`.
+#[cold]
+pub(super) fn batch_of(entries: &[&serde_json::value::RawValue]) -> String {
+    let mut batch = String::from("[");
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            batch.push(',');
+        }
+        batch.push_str(entry.get());
+    }
+    batch.push(']');
+    batch
+}
+
+#[cold]
+pub(super) fn too_large() -> String {
+    let error = ErrorObject::new(crate::code::INVALID_REQUEST, "Request too large");
+    wire::failure(None, &error)
+}

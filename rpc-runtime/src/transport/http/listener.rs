@@ -1,0 +1,98 @@
+//! Serving one accepted TCP connection with hyper, under its timers.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use super::header_wait::HeaderWait;
+use super::respond::{Origin, respond};
+use super::service::{Handover, Shared};
+use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
+
+/// Serves one connection until the peer closes it, or until the server stops
+/// and the request in flight (if any) has been answered. A connection
+/// upgraded to WebSocket is then served here, to its end.
+pub(crate) async fn serve_connection(
+    builder: http1::Builder,
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+) {
+    let stopping = shared.stopping.clone();
+    let header_timeout = shared.limits.header_wait();
+    // What the service needs for each request, in one `Arc`: one clone per
+    // request.
+    let state = Arc::new(ConnectionState {
+        shared,
+        peer,
+        handover: Handover::default(),
+        header_wait: HeaderWait::new(),
+    });
+    let service = hyper::service::service_fn({
+        let state = state.clone();
+        move |request| respond(state.clone(), request)
+    });
+    let connection = builder
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    // The server stopping (first) and the header timeout (second) in one
+    // `Rare`: polled only when one of them fires.
+    let mut interrupts = Rare::new(rare_events::either(
+        stopping.cancelled_owned(),
+        state.header_wait.expired(header_timeout),
+    ));
+    let served = loop {
+        match interrupts.race(connection.as_mut()).await {
+            Raced::Done(served) => break served,
+            Raced::Interrupted(Event::First) => connection.as_mut().graceful_shutdown(),
+            // Dropping the connection closes it, without a response.
+            Raced::Interrupted(Event::Second) => {
+                tracing::debug!(%peer, "no request headers within the header timeout");
+                return;
+            }
+        }
+    };
+    if let Err(err) = served {
+        tracing::debug!(%peer, %err, "HTTP connection ended with an error");
+    }
+    // After a `101 Switching Protocols`, hyper has handed the socket over.
+    if let Some(session) = state.handover.take() {
+        session.await;
+    }
+}
+
+/// One connection of [`Server::serve_http`](crate::transport::Server::serve_http), as its requests see it.
+struct ConnectionState {
+    shared: Arc<Shared>,
+    peer: SocketAddr,
+    handover: Handover,
+    header_wait: HeaderWait,
+}
+
+impl Origin for Arc<ConnectionState> {
+    fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    fn peer(&self) -> Option<SocketAddr> {
+        Some(self.peer)
+    }
+
+    fn handover(&self) -> Option<&Handover> {
+        Some(&self.handover)
+    }
+
+    fn serving(&self) {
+        self.header_wait.serving();
+    }
+
+    /// hyper writes the response and then waits for the next request's
+    /// headers.
+    fn answered(&self) {
+        self.header_wait.waiting();
+    }
+}

@@ -1,0 +1,119 @@
+//! Answering one HTTP request: the checks, the body, the router.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use hyper::body::Body;
+
+use super::ResponseBody;
+use super::checks::{is_json_unencoded, is_websocket_upgrade};
+use super::read_body::{BodyError, BoxError, read_whole};
+use super::refusal::{
+    body_timed_out, method_not_allowed, too_large, unreadable, unsupported_media_type,
+};
+use super::service::{Handover, Shared};
+use crate::Context;
+use crate::transport::sync::rare_events::{self};
+
+/// Where a request came from, as [`respond`] needs to know it: a
+/// connection of [`Server::serve_http`](crate::transport::Server::serve_http), or an [`HttpService`](super::HttpService) mounted
+/// elsewhere. One generic `respond` rather than a wrapper per origin: a
+/// future awaiting another holds (and copies) the other whole.
+pub(super) trait Origin {
+    fn shared(&self) -> &Shared;
+    fn peer(&self) -> Option<SocketAddr>;
+    /// Where a WebSocket handshake leaves its session; `None`: spawn it.
+    fn handover(&self) -> Option<&Handover>;
+    /// The request's headers are in.
+    fn serving(&self) {}
+    /// The response is ready.
+    fn answered(&self) {}
+}
+
+/// Answers one HTTP request. A WebSocket handshake's session is left with
+/// the origin's handover when it has one (`serve_http`), and spawned
+/// otherwise.
+///
+/// A plain `fn` around an `async` block, which holds the request once (an
+/// `async fn` holds its arguments twice: captured, then moved to locals);
+/// of the request, only the headers outlive the body's read, for the
+/// handlers. The size of this future matters: hyper keeps one per
+/// connection (in a box made with the connection) and moves each request's
+/// into it.
+#[allow(clippy::manual_async_fn, reason = "the async fn's future is larger")]
+pub(super) fn respond<B, O>(
+    origin: O,
+    mut request: Request<B>,
+) -> impl Future<Output = Result<Response<ResponseBody>, Infallible>>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+    O: Origin,
+{
+    async move {
+        origin.serving();
+        let shared = origin.shared();
+        let response = 'response: {
+            if request.method() != Method::POST {
+                // Where WebSocket is not spoken, a handshake is an ordinary `GET`: `405`.
+                if let Some(upgrade) = shared.upgrade
+                    && request.method() == Method::GET
+                    && is_websocket_upgrade(request.headers())
+                {
+                    let handover = origin.handover();
+                    // The body (empty in a handshake) lives on until the
+                    // answer is made, as it did inside the request.
+                    let (parts, body) = request.into_parts();
+                    let response = upgrade(
+                        Request::from_parts(parts, ()),
+                        shared,
+                        origin.peer(),
+                        handover,
+                    );
+                    drop(body);
+                    break 'response response;
+                }
+                break 'response method_not_allowed();
+            }
+            if !is_json_unencoded(request.headers()) {
+                break 'response unsupported_media_type();
+            }
+            let limit = shared.limits.message_size();
+            // The body's declared length (hyper takes it from `Content-Length`).
+            if request.body().size_hint().lower() > limit as u64 {
+                break 'response too_large();
+            }
+            let headers = std::mem::take(request.headers_mut());
+            let context = Context::of_http(headers, origin.peer());
+            let body = read_whole(request.into_body(), limit);
+            let body = match rare_events::timeout(shared.limits.body_wait(), body).await {
+                Some(Ok(body)) => body,
+                None => break 'response body_timed_out(),
+                Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
+                Some(Err(BodyError::Read(err))) => break 'response unreadable(&err),
+            };
+            match shared.router.handle_with(&body, &context).await {
+                Some(reply) => {
+                    let mut response = Response::new(ResponseBody::from(reply));
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_TYPE, application_json());
+                    response
+                }
+                None => {
+                    let mut response = Response::new(ResponseBody::empty());
+                    *response.status_mut() = StatusCode::NO_CONTENT;
+                    response
+                }
+            }
+        };
+        origin.answered();
+        Ok(response)
+    }
+}
+
+pub(super) fn application_json() -> HeaderValue {
+    HeaderValue::from_static("application/json")
+}

@@ -1,0 +1,135 @@
+//! Serving HTTP: [`Server::serve_http`](crate::transport::Server::serve_http) and [`Server::into_http_service`],
+//! where the HTTP layer meets the WebSocket layer above it.
+
+use std::io;
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use tokio::net::ToSocketAddrs;
+use tokio_util::sync::CancellationToken;
+
+use super::{Lifecycle, Server, ServerHandle, accept_loop, bind};
+use crate::transport::http::{HttpService, Shared, Upgrade, serve_connection};
+
+/// How the HTTP server answers a WebSocket handshake: upgrades it where
+/// WebSocket is spoken, else not at all.
+#[cfg(feature = "ws")]
+const UPGRADE: Option<Upgrade> = Some(crate::transport::ws::upgrade);
+#[cfg(not(feature = "ws"))]
+const UPGRADE: Option<Upgrade> = None;
+
+/// What a connection over the limit is sent before it is closed.
+const REFUSAL: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+
+impl From<Server> for HttpService {
+    fn from(server: Server) -> Self {
+        HttpService::new(Shared {
+            router: server.router,
+            limits: server.limits,
+            stopping: CancellationToken::new(),
+            upgrade: UPGRADE,
+        })
+    }
+}
+
+impl Server {
+    /// The server as a `tower::Service` of HTTP requests, to mount in an
+    /// axum app or serve with hyper yourself. See [`HttpService`].
+    ///
+    /// ```
+    /// use rpc_runtime::transport::{HttpService, Limits, Server};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// let service: HttpService = Server::new(Router::new(Nothing))
+    ///     .limits(Limits::default().max_message_size(1 << 20))
+    ///     .into_http_service();
+    /// let for_another_route = service.clone(); // clones share the router
+    /// # let _ = for_another_route;
+    /// ```
+    pub fn into_http_service(self) -> HttpService {
+        HttpService::from(self)
+    }
+
+    /// Serves JSON-RPC over HTTP/1.1 on `addr` until the returned handle is
+    /// shut down.
+    ///
+    /// Requests are `POST`ed to any path with a JSON body; connections are
+    /// kept alive between requests. The answers:
+    ///
+    /// | request | status | body |
+    /// |---|---|---|
+    /// | anything that gets a JSON-RPC reply, errors included | `200` | the reply, `Content-Type: application/json` |
+    /// | a notification, or a batch of notifications only | `204` | none |
+    /// | a WebSocket handshake (`ws` feature) | `101`, then WebSocket (see the `transport::ws` module) | none |
+    /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
+    /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
+    /// | a body over [`Limits::max_message_size`](crate::transport::Limits::max_message_size) | `413` (the connection is closed) | a short text |
+    /// | a body not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) | `408` (the connection is closed) | a short text |
+    /// | a connection beyond [`Limits::max_connections`](crate::transport::Limits::max_connections) | `503`, then closed | none |
+    ///
+    /// A missing `Content-Type` is taken for JSON (hand-written requests and
+    /// minimal clients need not spell it out); `application/json` may carry
+    /// `charset=utf-8`, and `application/json-rpc`, `application/jsonrequest`
+    /// and `application/*+json` are accepted too. A declared non-JSON type
+    /// is refused, curl's `--data` default
+    /// (`application/x-www-form-urlencoded`) included: use `curl --json`, or
+    /// `-H 'Content-Type: application/json'`. An oversized body is
+    /// refused on its `Content-Length` before any of it is read, and a chunked
+    /// one as soon as it grows past the limit: nothing over the limit is ever
+    /// buffered. A client that does not send its headers within
+    /// [`Limits::header_timeout`](crate::transport::Limits::header_timeout) is disconnected (without a response), and
+    /// so is a kept-alive connection idle for that long; one whose body is
+    /// not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) of its headers gets a
+    /// `408`.
+    ///
+    /// A graceful [`shutdown`](ServerHandle::shutdown) stops accepting
+    /// connections, lets the requests in flight finish and send their
+    /// replies, and closes each connection once it is idle (a WebSocket
+    /// connection with close code `1001`). WebSocket connections count
+    /// against [`Limits::max_connections`](crate::transport::Limits::max_connections) like the others.
+    ///
+    /// ```no_run
+    /// use rpc_runtime::transport::Server;
+    /// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+    ///
+    /// let handle = Server::new(router).serve_http("127.0.0.1:3000").await?;
+    /// println!("listening on {}", handle.local_addr().unwrap());
+    /// // ... later:
+    /// handle.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<ServerHandle> {
+        let (listener, local_addr) = bind(addr).await?;
+        let limits = self.limits.clone();
+        let lifecycle = Lifecycle::default();
+        let shared = Arc::new(Shared {
+            router: self.router,
+            limits: self.limits,
+            stopping: lifecycle.stopping.clone(),
+            upgrade: UPGRADE,
+        });
+        let mut builder = http1::Builder::new();
+        // The header timeout is the connection's own (`HeaderWait`): hyper's
+        // costs a timer per request.
+        builder.header_read_timeout(None).keep_alive(true);
+        accept_loop(
+            listener,
+            &limits,
+            &lifecycle,
+            REFUSAL,
+            move |stream, peer| serve_connection(builder.clone(), stream, peer, shared.clone()),
+        );
+        Ok(ServerHandle::new(
+            Some(local_addr),
+            lifecycle,
+            limits.shutdown_wait(),
+        ))
+    }
+}

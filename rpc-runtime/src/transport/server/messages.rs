@@ -1,0 +1,80 @@
+//! Serving one connection over any message transport.
+
+use std::future::Future;
+
+use super::{Lifecycle, Server, ServerHandle};
+use crate::Context;
+use crate::transport::connection::{MessageReader, MessageWriter, Setup, Timers, ViaWriter, open};
+
+impl Server {
+    /// Serves one connection over any message transport: a [`MessageReader`]
+    /// and a [`MessageWriter`] of whole messages (the byte-stream framings
+    /// and WebSocket are two such; an in-memory channel or a message queue
+    /// can be another). It stops when the reader reports
+    /// [`Inbound::Closed`](crate::transport::Inbound::Closed), or at [`ServerHandle::shutdown`].
+    ///
+    /// Must be called within a tokio runtime, which drives the connection.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::Server;
+    /// use rpc_runtime::{Context, TransportKind};
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(ours);
+    /// let server = Server::new(Router::new(Nothing));
+    /// let handle = server.serve_messages(
+    ///     FramedReader::new(read, Framing::Lines, 1 << 20),
+    ///     FramedWriter::new(write, Framing::Lines),
+    ///     Context::new(TransportKind::Stream),
+    /// );
+    /// drop(theirs); // the peer hangs up: the server stops
+    /// handle.stopped().await;
+    /// # });
+    /// ```
+    pub fn serve_messages<R, W>(&self, reader: R, writer: W, context: Context) -> ServerHandle
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let lifecycle = Lifecycle::default();
+        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, Timers::default()));
+        // The one connection is the whole server: it has stopped when it ends.
+        lifecycle.tasks.close();
+        ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
+    }
+
+    /// The driver of one server-side connection, to be spawned, with its
+    /// `timers`.
+    pub(crate) fn drive<R, W>(
+        &self,
+        reader: R,
+        writer: W,
+        context: Context,
+        lifecycle: &Lifecycle,
+        timers: Timers,
+    ) -> impl Future<Output = ()> + Send + use<R, W>
+    where
+        R: MessageReader,
+        W: MessageWriter,
+    {
+        let setup = Setup {
+            router: self.router.clone(),
+            context,
+            max_in_flight: self.limits.in_flight(),
+            idle_timeout: timers.idle,
+            write_timeout: timers.write,
+            stopping: lifecycle.stopping.clone(),
+            linger: timers.linger,
+        };
+        open(reader, writer, ViaWriter, setup, false).1
+    }
+}

@@ -1,0 +1,126 @@
+//! Servers: [`Server`], what each transport serves it with, and the
+//! [`ServerHandle`] that stops it.
+//!
+//! This is the layer above the transports: `http.rs` serves HTTP (and
+//! chooses whether WebSocket handshakes are answered), `stream.rs` byte
+//! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
+//! connection limit, `lifecycle.rs` the tasks and the graceful shutdown.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::Router;
+use crate::transport::Limits;
+
+#[cfg(any(feature = "http", feature = "stream"))]
+mod accept;
+#[cfg(feature = "http")]
+mod http;
+mod lifecycle;
+#[cfg(feature = "duplex")]
+mod messages;
+#[cfg(feature = "stream")]
+mod stream;
+
+#[cfg(any(feature = "http", feature = "stream"))]
+pub(crate) use accept::{accept_loop, bind};
+pub(crate) use lifecycle::Lifecycle;
+
+/// A router and the limits its transports enforce: the starting point of
+/// every server.
+///
+/// ```no_run
+/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+/// use rpc_runtime::transport::{Limits, Server};
+///
+/// let server = Server::new(router).limits(Limits::default().max_connections(100));
+/// # let _ = server;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub(crate) router: Router,
+    pub(crate) limits: Limits,
+}
+
+impl Server {
+    /// A server for `router`, with default [`Limits`].
+    pub fn new(router: Router) -> Self {
+        Server {
+            router,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Sets the limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The router requests are dispatched to.
+    pub fn router(&self) -> &Router {
+        &self.router
+    }
+}
+
+/// A running server: where it listens and how to stop it.
+///
+/// Dropping the handle leaves the server running; call
+/// [`shutdown`](ServerHandle::shutdown) to stop it.
+///
+/// ```no_run
+/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+/// use rpc_runtime::transport::Server;
+/// use rpc_runtime::transport::stream::Framing;
+///
+/// let handle = Server::new(router).serve_tcp("127.0.0.1:0", Framing::Lines).await?;
+/// println!("listening on tcp://{}", handle.local_addr().unwrap());
+/// // ... later: stop accepting, let requests in flight answer, then close.
+/// let finished_in_time = handle.shutdown().await;
+/// # let _ = finished_in_time; Ok(()) }
+/// ```
+#[derive(Debug)]
+#[must_use = "dropping the handle leaves the server running with no way to stop it"]
+pub struct ServerHandle {
+    local_addr: Option<SocketAddr>,
+    lifecycle: Lifecycle,
+    shutdown_timeout: Duration,
+}
+
+impl ServerHandle {
+    /// The handle of a server listening on `local_addr` (if it listens).
+    #[cfg(any(feature = "http", feature = "duplex"))]
+    pub(crate) fn new(
+        local_addr: Option<SocketAddr>,
+        lifecycle: Lifecycle,
+        shutdown_timeout: Duration,
+    ) -> Self {
+        ServerHandle {
+            local_addr,
+            lifecycle,
+            shutdown_timeout,
+        }
+    }
+
+    /// The address the server listens on (with the real port when it was
+    /// bound to port 0); `None` for servers without a socket.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr
+    }
+
+    /// Stops accepting connections and reading new requests, lets requests in
+    /// flight finish and send their replies (up to
+    /// [`Limits::shutdown_timeout`]), then closes every connection.
+    ///
+    /// Returns `true` if everything finished before the deadline.
+    pub async fn shutdown(self) -> bool {
+        self.lifecycle.shut_down(self.shutdown_timeout).await
+    }
+
+    /// Resolves once the server has stopped: after a shutdown, or when a
+    /// single-connection server (stdio) sees its peer close.
+    pub async fn stopped(&self) {
+        self.lifecycle.tasks.wait().await;
+    }
+}
