@@ -560,6 +560,11 @@ fn param_path<S: Slots>(method: &MethodInfo, index: usize, params: &RawValue) ->
         Found::Element(value) => (index.to_string(), value),
         Found::Member(value) => (name.to_owned(), value),
     };
+    // A scalar can only fail as a whole, where `param` and `position`
+    // already say where: no second decode for it.
+    if !is_container(value) {
+        return None;
+    }
     let path = S::failure_path(index, value)?;
     let mut pointer = String::new();
     push_token(&mut pointer, &token);
@@ -579,6 +584,15 @@ fn whole_path<T: DeserializeOwned>(params: &RawValue) -> Option<String> {
     let tokens = push_path(&mut pointer, &path);
     let lone_index = matches!(path.iter().next(), Some(Segment::Seq { .. })) && tokens == 1;
     (tokens > 0 && !lone_index).then_some(pointer)
+}
+
+/// Whether `value` is an array or an object, the only values a failure can
+/// lie inside of.
+fn is_container(value: &RawValue) -> bool {
+    matches!(
+        value.get().trim_start().as_bytes().first(),
+        Some(b'[' | b'{')
+    )
 }
 
 /// Appends the reference tokens of `path` to `pointer`, up to the first one
