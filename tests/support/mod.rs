@@ -11,6 +11,7 @@
 
 pub mod calculator;
 pub mod examples;
+pub mod faults;
 pub mod harness;
 pub mod raw;
 
