@@ -14,7 +14,8 @@ use typed_rpc::transport::stream::Framing;
 
 use crate::support::faults::{MIB, Probe, http, tcp};
 use crate::support::raw::{
-    Got, KIB, OP_CONTINUATION, OP_TEXT, Peer, Wire, call, connect, ws_frame, ws_handshake,
+    Got, KIB, OP_CONTINUATION, OP_TEXT, Peer, WS_NO_MASK, Wire, call, connect, ws_frame,
+    ws_handshake,
 };
 
 const GIB: usize = 1 << 30;
@@ -148,10 +149,10 @@ async fn flood() {
             }
             Wire::Ws => {
                 write
-                    .write_all(&ws_frame(OP_TEXT, false, &xs))
+                    .write_all(&ws_frame(OP_TEXT, &xs, WS_NO_MASK))
                     .await
                     .unwrap();
-                let frame = ws_frame(OP_CONTINUATION, false, &xs);
+                let frame = ws_frame(OP_CONTINUATION, &xs, WS_NO_MASK);
                 xs.len() + stream_out(&mut write, &frame, GIB - xs.len()).await
             }
         };

@@ -17,7 +17,8 @@ use typed_rpc::transport::stream::Framing;
 
 use crate::support::faults::{Probe, accepted, http, tcp};
 use crate::support::raw::{
-    Got, KIB, OP_CLOSE, PATIENCE, Peer, Wire, call, connect, post, ws_frame, ws_handshake,
+    FIN, Got, KIB, OP_CLOSE, PATIENCE, Peer, WS_NO_MASK, Wire, call, connect, post, ws_frame,
+    ws_handshake,
 };
 
 /// What a client sent, what it got back, and how its connections ended.
@@ -148,7 +149,7 @@ async fn pipelined(
                 assert_eq!(code, 1001, "{name}: closed for the shutdown");
                 // Answer the close frame, and send nothing after it.
                 let mut write = write.lock().await.take().unwrap();
-                let frame = ws_frame(OP_CLOSE, true, &code.to_be_bytes());
+                let frame = ws_frame(FIN | OP_CLOSE, &code.to_be_bytes(), WS_NO_MASK);
                 let _ = write.write_all(&frame).await;
             }
             Some(other) => panic!("{other:?}"),

@@ -10,7 +10,9 @@ use crate::support::faults::backpressure::{
 };
 use crate::support::faults::vanish::{Vanish, big_reply, two_slots, vanish};
 use crate::support::faults::{MIB, Probe, accepted, check, http, max_send_buffer};
-use crate::support::raw::{KIB, OP_TEXT, Wire, call, connect, ws_frame, ws_handshake, ws_header};
+use crate::support::raw::{
+    FIN, KIB, OP_TEXT, WS_NO_MASK, Wire, call, connect, ws_frame, ws_handshake, ws_header,
+};
 
 #[tokio::test]
 async fn a_websocket_client_that_never_reads_is_no_longer_read_and_loses_nothing() {
@@ -50,9 +52,9 @@ async fn websocket_clients_that_vanish_mid_request_or_mid_response_disturb_no_on
     let probe = Probe::default();
     let (handle, addr) = http(&probe, two_slots()).await;
     let message = call(1, "add", json!([1, 1]));
-    let mut half_frame = ws_header(OP_TEXT, true, message.len());
+    let mut half_frame = ws_header(FIN | OP_TEXT, message.len() as u64, WS_NO_MASK);
     half_frame.extend_from_slice(&message.as_bytes()[..10]);
-    let first_fragment = ws_frame(OP_TEXT, false, &message.as_bytes()[..10]);
+    let first_fragment = ws_frame(OP_TEXT, &message.as_bytes()[..10], WS_NO_MASK);
     vanish(
         addr,
         Wire::Ws,
