@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod calculator;
+pub mod deep;
 pub mod examples;
 pub mod faults;
 pub mod harness;
