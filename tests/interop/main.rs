@@ -7,8 +7,8 @@
 //! - jsonrpcclient with requests (PyPI) calls `calculator --http`;
 //! - our generated client calls jayson's HTTP, TCP and WebSocket servers.
 //!
-//! The foreign side lives in `tests/interop/`: scripts that print a JSON
-//! report, and the manifests that pin their packages. The packages are
+//! The foreign side lives beside this file in `tests/interop/`: scripts
+//! that print a JSON report, and the manifests that pin their packages. The packages are
 //! installed here on first use (once per test binary, and only when missing
 //! or stale): `npm ci` into `tests/interop/node_modules`, `pip install
 //! --target` into `<target dir>/interop-python`. `.ci/run` installs them
@@ -16,7 +16,7 @@
 //! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
 //! tests fail, saying so.
 
-#[path = "support/mod.rs"]
+#[path = "../support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Read};
