@@ -720,18 +720,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
         Overflow(vec![1, JS_MAX_SAFE])
     );
 
-    let err = transport.call::<i64>("multiply", None).await.unwrap_err();
-    assert_eq!(err.rpc_error().unwrap().code(), -32601);
-    let err = transport
-        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
-        .await
-        .unwrap_err();
-    let rpc = err.rpc_error().unwrap();
-    assert_eq!(rpc.code(), -32602);
-    assert_eq!(
-        rpc.data_as::<Value>().unwrap().unwrap()["param"],
-        "subtrahend"
-    );
+    support::check_caller_mistakes(transport).await;
 }
 
 /// A batch through `typed_rpc::client::Batch`: positional and named params,

@@ -197,18 +197,7 @@ async fn the_typed_client_calls_every_method_shape() {
     assert_eq!(me["connection"], true, "handlers can call back");
 
     let connection = client.transport();
-    let err = connection.call::<i64>("multiply", None).await.unwrap_err();
-    assert_eq!(err.rpc_error().unwrap().code(), -32601);
-    let err = connection
-        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
-        .await
-        .unwrap_err();
-    let rpc = err.rpc_error().unwrap();
-    assert_eq!(rpc.code(), -32602);
-    assert_eq!(
-        rpc.data_as::<Value>().unwrap().unwrap()["param"],
-        "subtrahend"
-    );
+    support::check_caller_mistakes(connection).await;
 
     // A batch: one message each way.
     let mut batch = Batch::new();
