@@ -1,10 +1,12 @@
-//! The core, in process: the router, params decoding, the specification's
-//! examples, handler isolation, hostile input and the property tests.
+//! The core, in process: the router, params decoding, the generated client,
+//! the specification's examples, handler isolation, hostile input and the
+//! property tests.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod calculator_example;
+mod client;
 mod conformance;
 mod hostile;
 mod isolation;

@@ -1,6 +1,7 @@
-//! The HTTP transport, end to end on loopback.
+//! The HTTP transport, end to end on loopback, and peers that fault.
 
 #[path = "../support/mod.rs"]
 mod support;
 
+mod faults;
 mod server;

@@ -3,7 +3,7 @@ them over HTTP: single calls with both params shapes, notifications, errors
 and batches against the calculator.
 
 Usage: python3 jsonrpcclient_http.py http://HOST:PORT/
-Prints one JSON report on stdout; tests/interop.rs makes the assertions.
+Prints one JSON report on stdout; tests/interop/main.rs makes the assertions.
 """
 
 import json

@@ -1,6 +1,6 @@
 'use strict';
 // What the Node scripts of the interoperability tests share. Each script
-// prints one JSON report on stdout; tests/interop.rs makes the assertions.
+// prints one JSON report on stdout; tests/interop/main.rs makes the assertions.
 
 /** A JSON-RPC error as plain JSON: `code`, `message` and `data` (null when absent). */
 function errorObject(err) {

@@ -1,7 +1,9 @@
 //! Stream transports end to end: TCP with both framings, server-to-client
 //! calls through the same generated proxies, limits and graceful shutdown.
 
-use crate::support::calculator::{Editor, EditorClient, LogMessage};
+use crate::support::calculator::{
+    Editor, EditorHandlers, EditorState, LogMessage, hover_through_the_editor,
+};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -11,7 +13,7 @@ use tokio::net::TcpStream;
 use typed_rpc::client::{Batch, ClientExt, Params, Transport};
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::{Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, TransportKind, rpc};
+use typed_rpc::{ClientError, Context, Router, RpcResult, TransportKind, rpc};
 
 /// The language server.
 #[rpc]
@@ -45,23 +47,7 @@ struct LanguageServer {
 
 impl Language for LanguageServer {
     async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        let editor = EditorClient::new(connection.clone());
-        let log = LogMessage {
-            level: 3,
-            message: format!("hovering {word}"),
-        };
-        editor
-            .log_message(log)
-            .await
-            .map_err(|err| ErrorObject::new(-32000, err.to_string()))?;
-        let style = editor
-            .configuration("style".to_owned())
-            .await
-            .map_err(|err| ErrorObject::new(-32000, err.to_string()))?;
-        Ok(format!("{word} ({style})"))
+        hover_through_the_editor(cx, word).await
     }
 
     async fn add(&self, a: i64, b: i64) -> RpcResult<i64> {
@@ -88,25 +74,6 @@ impl Language for LanguageServer {
 
     async fn text(&self) -> RpcResult<String> {
         Ok(self.text.lock().unwrap().clone())
-    }
-}
-
-#[derive(Default)]
-struct EditorState {
-    logs: Mutex<Vec<LogMessage>>,
-}
-
-struct EditorHandlers(Arc<EditorState>);
-
-impl Editor for EditorHandlers {
-    async fn log_message(&self, params: LogMessage) {
-        // Slow, so that a response racing past it would be caught.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        self.0.logs.lock().unwrap().push(params);
-    }
-
-    async fn configuration(&self, section: String) -> RpcResult<String> {
-        Ok(format!("{section}=compact"))
     }
 }
 
@@ -159,7 +126,12 @@ async fn typed_calls_notifications_and_batches_over_tcp_lines() {
 async fn the_server_calls_back_into_its_client_over_content_length_framing() {
     let (handle, addr) = tcp(Framing::ContentLength, Limits::default()).await;
     let state = Arc::new(EditorState::default());
-    let handlers = Router::new(EditorHandlers(state.clone()).into_service());
+    let handlers = EditorHandlers {
+        state: state.clone(),
+        // Slow, so that a response racing past it would be caught.
+        log_delay: Duration::from_millis(50),
+    };
+    let handlers = Router::new(handlers.into_service());
     let connector = StreamConnector::new(Framing::ContentLength).handlers(handlers);
     let client = LanguageClient::new(connector.connect_tcp(addr).await.unwrap());
 

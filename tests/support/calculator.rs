@@ -5,8 +5,8 @@
 //! services they merge with it.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -114,6 +114,50 @@ pub async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
     (handle, addr)
 }
 
+/// What the editor side of a test connection got from the server.
+#[derive(Default)]
+pub struct EditorState {
+    /// The log lines, in the order they arrived.
+    pub logs: Mutex<Vec<LogMessage>>,
+}
+
+/// The editor a test serves to the server: it keeps each log line after
+/// `log_delay`, and answers `configuration` with `<section>=compact`.
+pub struct EditorHandlers {
+    pub state: Arc<EditorState>,
+    pub log_delay: Duration,
+}
+
+impl Editor for EditorHandlers {
+    async fn log_message(&self, params: LogMessage) {
+        tokio::time::sleep(self.log_delay).await;
+        self.state.logs.lock().unwrap().push(params);
+    }
+
+    async fn configuration(&self, section: String) -> RpcResult<String> {
+        Ok(format!("{section}=compact"))
+    }
+}
+
+/// `hover`, as a language server answers it: it logs on the editor at the
+/// other end of the caller's connection, then asks it for its style.
+pub async fn hover_through_the_editor(cx: &Context, word: String) -> RpcResult<String> {
+    let connection = cx
+        .connection()
+        .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
+    let editor = EditorClient::new(connection.clone());
+    let log = LogMessage {
+        level: 3,
+        message: format!("hovering {word}"),
+    };
+    editor.log_message(log).await.map_err(internal)?;
+    let style = editor
+        .configuration("style".to_owned())
+        .await
+        .map_err(internal)?;
+    Ok(format!("{word} ({style})"))
+}
+
 fn internal(err: ClientError) -> ErrorObject {
     ErrorObject::new(-32000, err.to_string())
 }
@@ -171,20 +215,7 @@ impl Calculator for Calc {
     }
 
     async fn hover(&self, cx: &Context, word: String) -> RpcResult<String> {
-        let connection = cx
-            .connection()
-            .ok_or_else(|| ErrorObject::new(-32000, "no connection"))?;
-        let editor = EditorClient::new(connection.clone());
-        let log = LogMessage {
-            level: 3,
-            message: format!("hovering {word}"),
-        };
-        editor.log_message(log).await.map_err(internal)?;
-        let style = editor
-            .configuration("style".to_owned())
-            .await
-            .map_err(internal)?;
-        Ok(format!("{word} ({style})"))
+        hover_through_the_editor(cx, word).await
     }
 
     async fn work(&self, cx: &Context, steps: u64) -> RpcResult<u64> {

@@ -10,7 +10,9 @@
 #![allow(dead_code)]
 
 pub mod calculator;
+pub mod deep;
 pub mod examples;
+pub mod faults;
 pub mod harness;
 pub mod raw;
 
@@ -25,6 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use serde_json::Value;
+use typed_rpc::client::{ClientExt, Params, Transport};
 use typed_rpc::{Router, RpcResult, rpc};
 
 /// The API the specification's examples call.
@@ -105,6 +108,24 @@ impl Calculator for Calc {
 pub fn calculator() -> (Router, Calc) {
     let calc = Calc::default();
     (Router::new(calc.clone().into_service()), calc)
+}
+
+/// Two mistakes a caller makes, through `transport` to a calculator: an
+/// unknown method is `-32601`, and `subtract` with one operand is `-32602`
+/// naming the missing `subtrahend`.
+pub async fn check_caller_mistakes<T: Transport>(transport: &T) {
+    let err = transport.call::<i64>("multiply", None).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32601);
+    let err = transport
+        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
+        .await
+        .unwrap_err();
+    let rpc = err.rpc_error().unwrap();
+    assert_eq!(rpc.code(), -32602);
+    assert_eq!(
+        rpc.data_as::<Value>().unwrap().unwrap()["param"],
+        "subtrahend"
+    );
 }
 
 /// Sends `request` and parses the reply; `None` when the router sends nothing.

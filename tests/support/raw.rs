@@ -70,29 +70,47 @@ impl Response {
     }
 }
 
-pub const OP_CONTINUATION: u8 = 0;
-pub const OP_TEXT: u8 = 1;
-pub const OP_CLOSE: u8 = 8;
+// Opcodes (RFC 6455, section 5.2) and the flags of a frame's first byte.
+pub const OP_CONTINUATION: u8 = 0x0;
+pub const OP_TEXT: u8 = 0x1;
+pub const OP_CLOSE: u8 = 0x8;
+pub const OP_PING: u8 = 0x9;
+pub const OP_PONG: u8 = 0xA;
+pub const FIN: u8 = 0x80;
+pub const RSV1: u8 = 0x40;
+pub const RSV2: u8 = 0x20;
+pub const RSV3: u8 = 0x10;
 
-/// A client frame's header. The mask is all zeros, so the payload goes as it is.
-pub fn ws_header(opcode: u8, fin: bool, len: usize) -> Vec<u8> {
-    let mut header = vec![(u8::from(fin) << 7) | opcode];
-    if len < 126 {
-        header.push(0x80 | len as u8);
-    } else if len <= 0xffff {
-        header.push(0x80 | 126);
-        header.extend_from_slice(&(len as u16).to_be_bytes());
-    } else {
-        header.push(0x80 | 127);
-        header.extend_from_slice(&(len as u64).to_be_bytes());
+/// RFC 6455's own example masking key.
+pub const WS_MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
+/// The all-zero masking key: the payload goes as it is, so a test can cut
+/// a frame anywhere and know which bytes of its text went out.
+pub const WS_NO_MASK: [u8; 4] = [0; 4];
+
+/// A client frame's header: `first` holds FIN, the RSV bits and the
+/// opcode; the length takes 7, 16 or 64 bits as it needs; the mask bit is
+/// set and `mask` follows.
+pub fn ws_header(first: u8, len: u64, mask: [u8; 4]) -> Vec<u8> {
+    let mut header = vec![first];
+    match len {
+        0..=125 => header.push(0x80 | len as u8),
+        126..=0xffff => {
+            header.push(0x80 | 126);
+            header.extend_from_slice(&(len as u16).to_be_bytes());
+        }
+        _ => {
+            header.push(0x80 | 127);
+            header.extend_from_slice(&len.to_be_bytes());
+        }
     }
-    header.extend_from_slice(&[0; 4]);
+    header.extend_from_slice(&mask);
     header
 }
 
-pub fn ws_frame(opcode: u8, fin: bool, payload: &[u8]) -> Vec<u8> {
-    let mut frame = ws_header(opcode, fin, payload.len());
-    frame.extend_from_slice(payload);
+/// A whole client frame: its header and the payload masked with `mask`.
+pub fn ws_frame(first: u8, payload: &[u8], mask: [u8; 4]) -> Vec<u8> {
+    let mut frame = ws_header(first, payload.len() as u64, mask);
+    frame.extend(payload.iter().zip(mask.iter().cycle()).map(|(b, m)| b ^ m));
     frame
 }
 
@@ -122,7 +140,7 @@ impl Wire {
             Wire::ContentLength => {
                 format!("Content-Length: {}\r\n\r\n{message}", message.len()).into_bytes()
             }
-            Wire::Ws => ws_frame(OP_TEXT, true, message.as_bytes()),
+            Wire::Ws => ws_frame(FIN | OP_TEXT, message.as_bytes(), WS_NO_MASK),
             Wire::Http => post(message),
         }
     }

@@ -1,8 +1,9 @@
 //! The WebSocket transport, end to end on loopback: the server and client,
-//! and RFC 6455 framing spoken by hand.
+//! RFC 6455 framing spoken by hand, and peers that fault.
 
 #[path = "../support/mod.rs"]
 mod support;
 
+mod faults;
 mod protocol;
 mod server;

@@ -11,6 +11,10 @@
 //! frame, oversized messages, JSON in binary frames).
 
 use crate::support;
+use crate::support::raw::{
+    FIN, OP_CLOSE, OP_CONTINUATION, OP_PING, OP_PONG, OP_TEXT, RSV1, RSV2, RSV3, WS_MASK, ws_frame,
+    ws_header,
+};
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -24,17 +28,6 @@ const PATIENCE: Duration = Duration::from_secs(5);
 
 /// Answered with `"result": 19`.
 const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
-
-// Opcodes (RFC 6455, section 5.2) and the first byte's flags.
-const CONTINUATION: u8 = 0x0;
-const TEXT: u8 = 0x1;
-const CLOSE: u8 = 0x8;
-const PING: u8 = 0x9;
-const PONG: u8 = 0xA;
-const FIN: u8 = 0x80;
-const RSV1: u8 = 0x40;
-const RSV2: u8 = 0x20;
-const RSV3: u8 = 0x10;
 
 // Close codes (section 7.4.1).
 const NORMAL: u16 = 1000;
@@ -68,42 +61,18 @@ async fn handshake(addr: SocketAddr) -> TcpStream {
 // ---------------------------------------------------------------------------
 // Client frames: always masked (section 5.3).
 
-/// RFC 6455's own example masking key.
-const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
-
-/// A frame's header: `first` holds FIN, the RSV bits and the opcode; the
-/// length takes 7, 16 or 64 bits as it needs; the mask bit is set.
-fn header(first: u8, len: u64) -> Vec<u8> {
-    let mut header = vec![first];
-    match len {
-        0..=125 => header.push(0x80 | len as u8),
-        126..=0xffff => {
-            header.push(0x80 | 126);
-            header.extend_from_slice(&(len as u16).to_be_bytes());
-        }
-        _ => {
-            header.push(0x80 | 127);
-            header.extend_from_slice(&len.to_be_bytes());
-        }
-    }
-    header.extend_from_slice(&MASK);
-    header
-}
-
-/// A whole client frame: its header and the masked payload.
+/// A whole client frame, masked with RFC 6455's example key.
 fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
-    let mut frame = header(first, payload.len() as u64);
-    frame.extend(payload.iter().zip(MASK.iter().cycle()).map(|(b, m)| b ^ m));
-    frame
+    ws_frame(first, payload, WS_MASK)
 }
 
 /// One text message sent as three fragments holding `parts`.
 fn in_three_frames(parts: [&[u8]; 3]) -> Vec<u8> {
     let [first, second, third] = parts;
     [
-        frame(TEXT, first),
-        frame(CONTINUATION, second),
-        frame(FIN | CONTINUATION, third),
+        frame(OP_TEXT, first),
+        frame(OP_CONTINUATION, second),
+        frame(FIN | OP_CONTINUATION, third),
     ]
     .concat()
 }
@@ -132,14 +101,20 @@ struct ServerFrame {
 impl ServerFrame {
     /// The code of a close frame, `None` when its payload is empty.
     fn close_code(&self) -> Option<u16> {
-        assert_eq!(self.opcode, CLOSE, "expected a close frame, got {self:?}");
+        assert_eq!(
+            self.opcode, OP_CLOSE,
+            "expected a close frame, got {self:?}"
+        );
         assert_ne!(self.payload.len(), 1, "a close payload is 0 or 2+ bytes");
         (self.payload.len() >= 2).then(|| u16::from_be_bytes([self.payload[0], self.payload[1]]))
     }
 
     /// The reason of a close frame.
     fn close_reason(&self) -> &[u8] {
-        assert_eq!(self.opcode, CLOSE, "expected a close frame, got {self:?}");
+        assert_eq!(
+            self.opcode, OP_CLOSE,
+            "expected a close frame, got {self:?}"
+        );
         self.payload.get(2..).unwrap_or_default()
     }
 }
@@ -180,7 +155,7 @@ async fn read_frame(tcp: &mut TcpStream) -> ServerFrame {
 async fn reply(tcp: &mut TcpStream) -> Value {
     let frame = read_frame(tcp).await;
     assert!(
-        frame.fin && frame.opcode == TEXT,
+        frame.fin && frame.opcode == OP_TEXT,
         "expected a text frame, got {frame:?}"
     );
     serde_json::from_slice(&frame.payload).unwrap()
@@ -223,7 +198,7 @@ async fn assert_ended(tcp: &mut TcpStream) {
 async fn a_masked_text_request_is_answered() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
+    assert_subtracts(&mut tcp, &frame(FIN | OP_TEXT, SUBTRACT.as_bytes())).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -234,7 +209,7 @@ async fn a_request_with_a_16_bit_length_is_answered() {
     let mut tcp = handshake(addr).await;
     let padded = format!("{SUBTRACT}{}", " ".repeat(200));
     assert!((126..=0xffff).contains(&padded.len()));
-    let request = frame(FIN | TEXT, padded.as_bytes());
+    let request = frame(FIN | OP_TEXT, padded.as_bytes());
     assert_eq!(request[1], 0x80 | 126, "a 16-bit length");
     assert_subtracts(&mut tcp, &request).await;
     drop(tcp);
@@ -245,7 +220,7 @@ async fn a_request_with_a_16_bit_length_is_answered() {
 async fn a_frame_split_across_tcp_writes_is_answered() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    let request = frame(FIN | TEXT, SUBTRACT.as_bytes());
+    let request = frame(FIN | OP_TEXT, SUBTRACT.as_bytes());
     // Within the header, within the masking key, within the payload.
     for at in [1, 2, 4, 10, request.len() - 1] {
         send(&mut tcp, &request[..at]).await;
@@ -281,9 +256,9 @@ async fn a_ping_between_fragments_is_answered_and_the_message_still_served() {
     send(
         &mut tcp,
         &[
-            frame(TEXT, first),
-            frame(CONTINUATION, second),
-            frame(FIN | PING, b"between"),
+            frame(OP_TEXT, first),
+            frame(OP_CONTINUATION, second),
+            frame(FIN | OP_PING, b"between"),
         ]
         .concat(),
     )
@@ -291,10 +266,10 @@ async fn a_ping_between_fragments_is_answered_and_the_message_still_served() {
     // The pong comes while the message is still unfinished.
     let pong = read_frame(&mut tcp).await;
     assert!(
-        pong.fin && pong.opcode == PONG && pong.payload == b"between",
+        pong.fin && pong.opcode == OP_PONG && pong.payload == b"between",
         "expected the ping's pong, got {pong:?}"
     );
-    assert_subtracts(&mut tcp, &frame(FIN | CONTINUATION, third)).await;
+    assert_subtracts(&mut tcp, &frame(FIN | OP_CONTINUATION, third)).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -304,17 +279,17 @@ async fn pings_up_to_125_bytes_are_answered_and_unsolicited_pongs_ignored() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
     for payload in [&b""[..], &[b'p'; 125]] {
-        send(&mut tcp, &frame(FIN | PING, payload)).await;
+        send(&mut tcp, &frame(FIN | OP_PING, payload)).await;
         let pong = read_frame(&mut tcp).await;
         assert!(
-            pong.fin && pong.opcode == PONG && pong.payload == payload,
+            pong.fin && pong.opcode == OP_PONG && pong.payload == payload,
             "expected a pong of {} bytes, got {pong:?}",
             payload.len()
         );
     }
     // A pong nobody asked for is allowed (section 5.5.3) and not answered.
-    send(&mut tcp, &frame(FIN | PONG, b"heartbeat")).await;
-    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
+    send(&mut tcp, &frame(FIN | OP_PONG, b"heartbeat")).await;
+    assert_subtracts(&mut tcp, &frame(FIN | OP_TEXT, SUBTRACT.as_bytes())).await;
     drop(tcp);
     assert!(handle.shutdown().await);
 }
@@ -328,10 +303,10 @@ async fn nonzero_reserved_bits_close_with_1002() {
     // No extension was negotiated: each RSV bit is an error, on a data
     // frame as on a control frame.
     for (name, first) in [
-        ("RSV1", FIN | RSV1 | TEXT),
-        ("RSV2", FIN | RSV2 | TEXT),
-        ("RSV3", FIN | RSV3 | TEXT),
-        ("RSV1 on a ping", FIN | RSV1 | PING),
+        ("RSV1", FIN | RSV1 | OP_TEXT),
+        ("RSV2", FIN | RSV2 | OP_TEXT),
+        ("RSV3", FIN | RSV3 | OP_TEXT),
+        ("RSV1 on a ping", FIN | RSV1 | OP_PING),
     ] {
         let code = close_code_for(addr, &frame(first, SUBTRACT.as_bytes())).await;
         assert_eq!(code, Some(PROTOCOL_ERROR), "{name}");
@@ -353,7 +328,7 @@ async fn reserved_opcodes_close_with_1002() {
 #[tokio::test]
 async fn a_ping_over_125_bytes_closes_with_1002() {
     let (handle, addr) = serve(Limits::default()).await;
-    let code = close_code_for(addr, &frame(FIN | PING, &[b'p'; 126])).await;
+    let code = close_code_for(addr, &frame(FIN | OP_PING, &[b'p'; 126])).await;
     assert_eq!(code, Some(PROTOCOL_ERROR));
     assert!(handle.shutdown().await);
 }
@@ -361,7 +336,7 @@ async fn a_ping_over_125_bytes_closes_with_1002() {
 #[tokio::test]
 async fn a_fragmented_ping_closes_with_1002() {
     let (handle, addr) = serve(Limits::default()).await;
-    let code = close_code_for(addr, &frame(PING, b"no FIN")).await;
+    let code = close_code_for(addr, &frame(OP_PING, b"no FIN")).await;
     assert_eq!(code, Some(PROTOCOL_ERROR));
     assert!(handle.shutdown().await);
 }
@@ -369,14 +344,17 @@ async fn a_fragmented_ping_closes_with_1002() {
 #[tokio::test]
 async fn a_continuation_with_no_message_started_closes_with_1002() {
     let (handle, addr) = serve(Limits::default()).await;
-    for (name, first) in [("final", FIN | CONTINUATION), ("not final", CONTINUATION)] {
+    for (name, first) in [
+        ("final", FIN | OP_CONTINUATION),
+        ("not final", OP_CONTINUATION),
+    ] {
         let code = close_code_for(addr, &frame(first, SUBTRACT.as_bytes())).await;
         assert_eq!(code, Some(PROTOCOL_ERROR), "{name}");
     }
     // Nor after a message has ended.
     let mut tcp = handshake(addr).await;
-    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
-    send(&mut tcp, &frame(FIN | CONTINUATION, b" ")).await;
+    assert_subtracts(&mut tcp, &frame(FIN | OP_TEXT, SUBTRACT.as_bytes())).await;
+    send(&mut tcp, &frame(FIN | OP_CONTINUATION, b" ")).await;
     assert_eq!(close_code(&mut tcp).await, Some(PROTOCOL_ERROR));
     drop(tcp);
     assert!(handle.shutdown().await);
@@ -385,7 +363,11 @@ async fn a_continuation_with_no_message_started_closes_with_1002() {
 #[tokio::test]
 async fn a_new_text_frame_inside_a_fragmented_message_closes_with_1002() {
     let (handle, addr) = serve(Limits::default()).await;
-    let bytes = [frame(TEXT, b"[1,"), frame(FIN | TEXT, SUBTRACT.as_bytes())].concat();
+    let bytes = [
+        frame(OP_TEXT, b"[1,"),
+        frame(FIN | OP_TEXT, SUBTRACT.as_bytes()),
+    ]
+    .concat();
     assert_eq!(close_code_for(addr, &bytes).await, Some(PROTOCOL_ERROR));
     assert!(handle.shutdown().await);
 }
@@ -393,7 +375,7 @@ async fn a_new_text_frame_inside_a_fragmented_message_closes_with_1002() {
 #[tokio::test]
 async fn a_close_frame_with_a_1_byte_payload_closes_with_1002() {
     let (handle, addr) = serve(Limits::default()).await;
-    let code = close_code_for(addr, &frame(FIN | CLOSE, &[0x03])).await;
+    let code = close_code_for(addr, &frame(FIN | OP_CLOSE, &[0x03])).await;
     assert_eq!(code, Some(PROTOCOL_ERROR));
     assert!(handle.shutdown().await);
 }
@@ -404,7 +386,7 @@ async fn close_frames_with_invalid_codes_are_answered_with_1002() {
     // Section 7.4: never sent (1005, 1006, 1015), reserved (1004, 1016-2999),
     // or undefined (below 1000, from 5000).
     for code in [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535] {
-        let answer = close_code_for(addr, &frame(FIN | CLOSE, &close_payload(code, b""))).await;
+        let answer = close_code_for(addr, &frame(FIN | OP_CLOSE, &close_payload(code, b""))).await;
         assert_eq!(answer, Some(PROTOCOL_ERROR), "close code {code}");
     }
     assert!(handle.shutdown().await);
@@ -426,9 +408,9 @@ async fn characters_split_across_fragments_are_served() {
     let euro = SUBTRACT_ACCENTED.find('€').unwrap();
     // Inside `é` after its first byte, inside `€` after its second.
     let message = [
-        frame(TEXT, &bytes[..e_acute + 1]),
-        frame(CONTINUATION, &bytes[e_acute + 1..euro + 2]),
-        frame(FIN | CONTINUATION, &bytes[euro + 2..]),
+        frame(OP_TEXT, &bytes[..e_acute + 1]),
+        frame(OP_CONTINUATION, &bytes[e_acute + 1..euro + 2]),
+        frame(FIN | OP_CONTINUATION, &bytes[euro + 2..]),
     ]
     .concat();
     send(&mut tcp, &message).await;
@@ -444,14 +426,14 @@ async fn a_message_ending_in_a_truncated_character_closes_with_1007() {
     // Each fragment could begin valid text; the last one leaves `€` unfinished.
     let euro = "€".as_bytes();
     let bytes = [
-        frame(TEXT, b"\"abc"),
-        frame(CONTINUATION, &euro[..1]),
-        frame(FIN | CONTINUATION, &euro[1..2]),
+        frame(OP_TEXT, b"\"abc"),
+        frame(OP_CONTINUATION, &euro[..1]),
+        frame(FIN | OP_CONTINUATION, &euro[1..2]),
     ]
     .concat();
     assert_eq!(close_code_for(addr, &bytes).await, Some(INVALID_DATA));
     // In one frame too.
-    let bytes = frame(FIN | TEXT, &[b'"', euro[0], euro[1]]);
+    let bytes = frame(FIN | OP_TEXT, &[b'"', euro[0], euro[1]]);
     assert_eq!(close_code_for(addr, &bytes).await, Some(INVALID_DATA));
     assert!(handle.shutdown().await);
 }
@@ -460,7 +442,7 @@ async fn a_message_ending_in_a_truncated_character_closes_with_1007() {
 async fn invalid_utf8_in_a_first_fragment_closes_with_1007_before_the_message_ends() {
     let (handle, addr) = serve(Limits::default()).await;
     // 0xff is never valid: no need to wait for the rest of the message.
-    let code = close_code_for(addr, &frame(TEXT, &[b'"', 0xff])).await;
+    let code = close_code_for(addr, &frame(OP_TEXT, &[b'"', 0xff])).await;
     assert_eq!(code, Some(INVALID_DATA));
     assert!(handle.shutdown().await);
 }
@@ -469,7 +451,7 @@ async fn invalid_utf8_in_a_first_fragment_closes_with_1007_before_the_message_en
 async fn a_close_reason_that_is_not_utf8_closes_with_1007() {
     let (handle, addr) = serve(Limits::default()).await;
     let payload = close_payload(NORMAL, &[b'b', 0xff, b'e']);
-    let code = close_code_for(addr, &frame(FIN | CLOSE, &payload)).await;
+    let code = close_code_for(addr, &frame(FIN | OP_CLOSE, &payload)).await;
     assert_eq!(code, Some(INVALID_DATA));
     assert!(handle.shutdown().await);
 }
@@ -482,7 +464,7 @@ async fn a_frame_declaring_2_pow_40_bytes_is_refused_with_1009_on_its_header() {
     let limit = 1024;
     let (handle, addr) = serve(Limits::default().max_message_size(limit)).await;
     // The header only: the close frame comes without a byte of the payload.
-    let header = header(FIN | TEXT, 1 << 40);
+    let header = ws_header(FIN | OP_TEXT, 1 << 40, WS_MASK);
     assert_eq!(header[1], 0x80 | 127, "a 64-bit length");
     assert_eq!(close_code_for(addr, &header).await, Some(TOO_BIG));
     assert!(handle.shutdown().await);
@@ -508,10 +490,10 @@ async fn a_message_exactly_at_the_limit_in_fragments_is_served() {
 async fn a_close_with_1000_and_a_reason_is_echoed_and_the_connection_ends() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    assert_subtracts(&mut tcp, &frame(FIN | TEXT, SUBTRACT.as_bytes())).await;
+    assert_subtracts(&mut tcp, &frame(FIN | OP_TEXT, SUBTRACT.as_bytes())).await;
     send(
         &mut tcp,
-        &frame(FIN | CLOSE, &close_payload(NORMAL, b"bye")),
+        &frame(FIN | OP_CLOSE, &close_payload(NORMAL, b"bye")),
     )
     .await;
     let echo = read_frame(&mut tcp).await;
@@ -526,7 +508,7 @@ async fn a_close_with_1000_and_a_reason_is_echoed_and_the_connection_ends() {
 async fn an_empty_close_is_answered_with_an_empty_close_or_1000() {
     let (handle, addr) = serve(Limits::default()).await;
     let mut tcp = handshake(addr).await;
-    send(&mut tcp, &frame(FIN | CLOSE, b"")).await;
+    send(&mut tcp, &frame(FIN | OP_CLOSE, b"")).await;
     // Section 5.5.1: the endpoint "typically echos the status code it
     // received"; with none received, an empty close or 1000 are both right.
     // (The current server sends an empty close.)
@@ -542,7 +524,11 @@ async fn application_close_codes_are_echoed() {
     // 3000-3999 are registered with IANA, 4000-4999 private: both valid.
     for code in [3000, 3999, 4000, 4999] {
         let mut tcp = handshake(addr).await;
-        send(&mut tcp, &frame(FIN | CLOSE, &close_payload(code, b"app"))).await;
+        send(
+            &mut tcp,
+            &frame(FIN | OP_CLOSE, &close_payload(code, b"app")),
+        )
+        .await;
         let echo = read_frame(&mut tcp).await;
         assert_eq!(echo.close_code(), Some(code));
         assert_eq!(echo.close_reason(), b"app", "close code {code}");

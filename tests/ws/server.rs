@@ -4,10 +4,12 @@
 //! with tokio-tungstenite's own client, or byte by byte.
 
 use crate::support;
-use crate::support::calculator::{Calc, CalculatorClient, Editor, LogMessage, serve, server_of};
+use crate::support::calculator::{
+    Calc, CalculatorClient, Editor, EditorHandlers, EditorState, LogMessage, serve, server_of,
+};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -23,24 +25,7 @@ use typed_rpc::client::{Batch, ClientExt, Params, Transport, TransportErrorKind}
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
-use typed_rpc::{ClientError, Router, RpcResult};
-
-#[derive(Default)]
-struct EditorState {
-    logs: Mutex<Vec<LogMessage>>,
-}
-
-struct EditorHandlers(Arc<EditorState>);
-
-impl Editor for EditorHandlers {
-    async fn log_message(&self, params: LogMessage) {
-        self.0.logs.lock().unwrap().push(params);
-    }
-
-    async fn configuration(&self, section: String) -> RpcResult<String> {
-        Ok(format!("{section}=compact"))
-    }
-}
+use typed_rpc::{ClientError, Router};
 
 /// How long anything in these tests may take before it counts as a hang.
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -212,18 +197,7 @@ async fn the_typed_client_calls_every_method_shape() {
     assert_eq!(me["connection"], true, "handlers can call back");
 
     let connection = client.transport();
-    let err = connection.call::<i64>("multiply", None).await.unwrap_err();
-    assert_eq!(err.rpc_error().unwrap().code(), -32601);
-    let err = connection
-        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
-        .await
-        .unwrap_err();
-    let rpc = err.rpc_error().unwrap();
-    assert_eq!(rpc.code(), -32602);
-    assert_eq!(
-        rpc.data_as::<Value>().unwrap().unwrap()["param"],
-        "subtrahend"
-    );
+    support::check_caller_mistakes(connection).await;
 
     // A batch: one message each way.
     let mut batch = Batch::new();
@@ -258,7 +232,13 @@ async fn the_server_calls_back_into_its_client() {
     let (handle, addr) = serve(Limits::default()).await;
     let state = Arc::new(EditorState::default());
     let connection = WsConnector::new()
-        .handlers(Router::new(EditorHandlers(state.clone()).into_service()))
+        .handlers(Router::new(
+            EditorHandlers {
+                state: state.clone(),
+                log_delay: Duration::ZERO,
+            }
+            .into_service(),
+        ))
         .connect(&ws_url(addr))
         .await
         .unwrap();

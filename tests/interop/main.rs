@@ -7,8 +7,8 @@
 //! - jsonrpcclient with requests (PyPI) calls `calculator --http`;
 //! - our generated client calls jayson's HTTP, TCP and WebSocket servers.
 //!
-//! The foreign side lives in `tests/interop/`: scripts that print a JSON
-//! report, and the manifests that pin their packages. The packages are
+//! The foreign side lives beside this file in `tests/interop/`: scripts
+//! that print a JSON report, and the manifests that pin their packages. The packages are
 //! installed here on first use (once per test binary, and only when missing
 //! or stale): `npm ci` into `tests/interop/node_modules`, `pip install
 //! --target` into `<target dir>/interop-python`. `.ci/run` installs them
@@ -16,7 +16,7 @@
 //! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
 //! tests fail, saying so.
 
-#[path = "support/mod.rs"]
+#[path = "../support/mod.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Read};
@@ -720,18 +720,7 @@ async fn check_generated_client<T: Transport + Clone>(transport: &T) {
         Overflow(vec![1, JS_MAX_SAFE])
     );
 
-    let err = transport.call::<i64>("multiply", None).await.unwrap_err();
-    assert_eq!(err.rpc_error().unwrap().code(), -32601);
-    let err = transport
-        .call::<i64>("subtract", Some(Params::from_value(&[1]).unwrap()))
-        .await
-        .unwrap_err();
-    let rpc = err.rpc_error().unwrap();
-    assert_eq!(rpc.code(), -32602);
-    assert_eq!(
-        rpc.data_as::<Value>().unwrap().unwrap()["param"],
-        "subtrahend"
-    );
+    support::check_caller_mistakes(transport).await;
 }
 
 /// A batch through `typed_rpc::client::Batch`: positional and named params,
