@@ -10,6 +10,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod rpc_error;
 
 use proc_macro::TokenStream;
 
@@ -19,4 +20,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::rpc(args.into(), input.into()).into()
+}
+
+/// Derives the conversions of an error enum to and from JSON-RPC error
+/// objects, so that the server sends each variant with its code and the
+/// generated client returns it typed.
+///
+/// See the `typed-rpc` crate for the full documentation.
+#[proc_macro_derive(RpcError, attributes(rpc_error))]
+pub fn derive_rpc_error(input: TokenStream) -> TokenStream {
+    rpc_error::derive(input.into()).into()
 }

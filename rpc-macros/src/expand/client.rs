@@ -98,16 +98,40 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
         }
     };
     let result_check = result_check(method, krate);
-    let (output, send) = match (method.kind(), method.output()) {
+    let (output, send, error_check) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) => {
             let ok = result_ok(ty, krate);
-            let output = quote!(::core::result::Result<#ok, #krate::ClientError>);
-            let send = quote!(#krate::__private::request(&self.transport, #info, #params));
-            (relocate(output, ty), relocate(send, ty))
+            let send = relocate(
+                quote!(#krate::__private::request(&self.transport, #info, #params)),
+                ty,
+            );
+            // The error type picks the client's error: `ClientError` for an
+            // `ErrorObject`, `CallError<E>` for a derived `RpcError`. The
+            // conversion spans the return type, as the assertion on it does,
+            // so that an unmet bound is reported once.
+            let (client_err, convert, error_type, error_check) =
+                match crate::ast::result_err_type(ty) {
+                    Some(err) => (
+                        quote!(<#err as #krate::__private::ClientErrorOf>::Error),
+                        quote!(#krate::__private::client_result),
+                        type_value(krate, err, ty),
+                        Some(assert_bound(krate, "client_error", err, ty)),
+                    ),
+                    None => (
+                        quote!(<#ty as #krate::__private::ResultType>::ClientError),
+                        quote!(#krate::__private::alias_client_result),
+                        type_value(krate, ty, ty),
+                        None,
+                    ),
+                };
+            let output = quote!(::core::result::Result<#ok, #client_err>);
+            let call = call_over(convert, quote!(#error_type, #send.await), ty);
+            (relocate(output, ty), call, error_check)
         }
         _ => (
             quote!(::core::result::Result<(), #krate::ClientError>),
-            quote!(#krate::__private::notify(&self.transport, #info, #params)),
+            quote!(#krate::__private::notify(&self.transport, #info, #params).await),
+            None,
         ),
     };
     // The client method mirrors the trait method, whose arguments the user
@@ -121,9 +145,10 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
         pub async fn #fn_ident(&self, #(#idents: #types),*) -> #output {
             #(#checks)*
             #result_check
+            #error_check
             let #info = &#service::<()>::INFO.methods()[#index];
             let #params = #build_params;
-            #send.await
+            #send
         }
     }
 }

@@ -5,6 +5,7 @@
 //! [`OutgoingRequest`], and decodes the response text it gets back.
 
 mod batch;
+mod call_error;
 mod error;
 mod in_process;
 mod params;
@@ -16,6 +17,7 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 
 pub use batch::{Batch, BatchResponse, BatchSlot};
+pub use call_error::{CallError, UnknownError};
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
