@@ -23,6 +23,13 @@
 ///   [`RpcResult`]), and `Result<_, CallError<E>>` for one whose error type
 ///   `E` derives [`RpcError`], with the server's error typed in
 ///   [`CallError::App`];
+/// - `CalculatorBatch<'_, T>`, from `client.batch()`: the same methods add
+///   calls to one batch message, sent when it is awaited; each request
+///   gives back a [`BatchCall`](client::BatchCall) whose result is read from
+///   the [`BatchReplies`](client::BatchReplies), typed as the client method
+///   returns it (a notification gives back nothing). The batch fails as a
+///   whole only when it could not be sent or the server refused it whole
+///   (`-32600` for a batch longer than the server's limit);
 /// - `CalculatorService::INFO`, the [`ServiceInfo`] of the API.
 ///
 /// ```
@@ -92,6 +99,14 @@
 /// let err = client.greet(String::new(), None).await.unwrap_err();
 /// assert_eq!(err.rpc_error().unwrap().code(), -32000);
 /// client.wave().await.unwrap();
+///
+/// let mut batch = client.batch();
+/// let hello = batch.greet("Ada".into(), None);
+/// batch.wave();
+/// let nobody = batch.greet(String::new(), None);
+/// let replies = batch.await.unwrap();
+/// assert_eq!(replies.get(hello).unwrap(), "Hello, Ada");
+/// assert_eq!(replies.get(nobody).unwrap_err().rpc_error().unwrap().code(), -32000);
 ///
 /// let info = GreeterService::INFO;
 /// assert_eq!(info.methods()[0].name(), "greeter/greet");

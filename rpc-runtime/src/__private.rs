@@ -12,7 +12,10 @@ use std::task::{self, Poll};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::client::{self, ClientError, OutgoingRequest, Params, ParamsBuilder, Transport};
+use crate::client::{
+    self, Batch, BatchCall, BatchReplies, BatchResponse, ClientError, OutgoingRequest, Params,
+    ParamsBuilder, Transport,
+};
 use crate::service::{Call, HandlerFuture, HandlerSlot, IntoResponse, RpcService};
 use serde_json::value::RawValue;
 
@@ -466,5 +469,78 @@ impl DataReader {
 
     fn read<T: DeserializeOwned>(value: Option<&serde_json::Value>) -> Option<T> {
         T::deserialize(value.unwrap_or(&serde_json::Value::Null)).ok()
+    }
+}
+
+/// What awaiting a generated batch gives: its replies, or why the batch as
+/// a whole failed.
+pub type BatchFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<BatchReplies, ClientError>> + Send + 'a>>;
+
+/// What a generated batch holds: the calls so far, and the first
+/// notification whose params could not be serialized.
+pub struct BatchState<'a, T: ?Sized> {
+    transport: &'a T,
+    batch: Batch,
+    unsent: Option<ClientError>,
+}
+
+impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
+    /// An empty batch to send over `transport`.
+    pub fn new(transport: &'a T) -> Self {
+        BatchState {
+            transport,
+            batch: Batch::new(),
+            unsent: None,
+        }
+    }
+
+    /// Adds a request of `method`, whose return type `_result_type` names;
+    /// params that could not be serialized leave it out, and its handle
+    /// holds the error.
+    pub fn request<R>(
+        &mut self,
+        method: &'static MethodInfo,
+        _result_type: Ty<R>,
+        params: Result<Option<Params>, ClientError>,
+    ) -> BatchCall<R> {
+        BatchCall::new(params.map(|params| {
+            let index = self.batch.request_count();
+            // The slot's type is the handle's; only the position is kept.
+            let _ = self.batch.request::<()>(method.name(), params);
+            index
+        }))
+    }
+
+    /// Adds the notification `method`.
+    pub fn notify(
+        &mut self,
+        method: &'static MethodInfo,
+        params: Result<Option<Params>, ClientError>,
+    ) {
+        match params {
+            Ok(params) => self.batch.notify(method.name(), params),
+            Err(err) => {
+                self.unsent.get_or_insert(err);
+            }
+        }
+    }
+
+    /// Sends the batch as one message, if it holds anything.
+    pub fn send(self) -> BatchFuture<'a> {
+        Box::pin(self.send_now())
+    }
+
+    async fn send_now(self) -> Result<BatchReplies, ClientError> {
+        if let Some(err) = self.unsent {
+            return Err(err);
+        }
+        if self.batch.is_empty() {
+            return Ok(BatchReplies::new(BatchResponse::from_replies(Vec::new())));
+        }
+        self.transport
+            .send_batch(&self.batch)
+            .await
+            .map(BatchReplies::new)
     }
 }

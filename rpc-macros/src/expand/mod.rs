@@ -52,6 +52,8 @@ pub struct Names {
     pub krate: syn::Path,
     pub service: Ident,
     pub client: Ident,
+    /// The client's batch builder.
+    pub batch: Ident,
     /// The service's type parameter, the server (`S` unless the trait uses that name).
     pub server_ty: Ident,
     /// The client's type parameter, the transport (`T` unless the trait uses that name).
@@ -70,6 +72,7 @@ impl Names {
             krate: krate.clone(),
             service: format_ident!("{}Service", ident),
             client: format_ident!("{}Client", ident),
+            batch: format_ident!("{}Batch", ident),
             server_ty: unused_ident("S", &taken),
             transport_ty: unused_ident("T", &taken),
         }

@@ -10,6 +10,7 @@ mod error;
 mod in_process;
 mod params;
 mod retry;
+mod typed_batch;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -22,6 +23,7 @@ pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportEr
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
+pub use typed_batch::{BatchCall, BatchReplies};
 
 use crate::Response;
 
