@@ -4,7 +4,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{
-    Names, assert_bound, call_over, private_ident, relocate, result_check, result_ok, type_value,
+    Names, assert_bound, call_over, ends, place_all, private_ident, relocate, result_check,
+    result_ok, type_value,
 };
 use crate::ast::{Api, Method, ParamsShape};
 use crate::attr::Kind;
@@ -179,10 +180,14 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let (output, send, error_check) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) => {
             let ok = result_ok(ty, krate);
+            // `.await` too is placed over the return type, on its last
+            // token: the result's type is checked where it is awaited.
             let send = relocate(
                 quote!(#krate::__private::request(&self.transport, #info, #params)),
                 ty,
             );
+            let awaited = place_all(quote!(.await), ends(ty).1);
+            let send = quote!(#send #awaited);
             // The error type picks the client's error: `ClientError` for an
             // `ErrorObject`, `CallError<E>` for a derived `RpcError`. The
             // conversion spans the return type, as the assertion on it does,
@@ -203,7 +208,7 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
                     ),
                 };
             let output = quote!(::core::result::Result<#ok, #client_err>);
-            let call = call_over(convert, quote!(#error_type, #send.await), ty);
+            let call = call_over(convert, quote!(#error_type, #send), ty);
             (relocate(output, ty), call, error_check)
         }
         _ => (
