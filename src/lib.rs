@@ -71,7 +71,18 @@ pub use rpc_macros::openrpc;
 ///   supertraits `Send + Sync + 'static`, and `into_service(self)`;
 /// - `CalculatorService<S>`, an [`RpcService`] for any `S: Calculator`;
 /// - `CalculatorClient<T>`, the same methods over any
-///   [`Transport`](client::Transport), returning `Result<_, ClientError>`;
+///   [`Transport`](client::Transport), returning `Result<_, ClientError>`
+///   for a method whose error type is [`ErrorObject`] (as in
+///   [`RpcResult`]), and `Result<_, CallError<E>>` for one whose error type
+///   `E` derives [`RpcError`], with the server's error typed in
+///   [`CallError::App`];
+/// - `CalculatorBatch<'_, T>`, from `client.batch()`: the same methods add
+///   calls to one batch message, sent when it is awaited; each request
+///   gives back a [`BatchCall`](client::BatchCall) whose result is read from
+///   the [`BatchReplies`](client::BatchReplies), typed as the client method
+///   returns it (a notification gives back nothing). The batch fails as a
+///   whole only when it could not be sent or the server refused it whole
+///   (`-32600` for a batch longer than the server's limit);
 /// - `CalculatorService::INFO`, the [`ServiceInfo`] of the API.
 ///
 /// ```
@@ -142,6 +153,14 @@ pub use rpc_macros::openrpc;
 /// assert_eq!(err.rpc_error().unwrap().code(), -32000);
 /// client.wave().await.unwrap();
 ///
+/// let mut batch = client.batch();
+/// let hello = batch.greet("Ada".into(), None);
+/// batch.wave();
+/// let nobody = batch.greet(String::new(), None);
+/// let replies = batch.await.unwrap();
+/// assert_eq!(replies.get(hello).unwrap(), "Hello, Ada");
+/// assert_eq!(replies.get(nobody).unwrap_err().rpc_error().unwrap().code(), -32000);
+///
 /// let info = GreeterService::INFO;
 /// assert_eq!(info.methods()[0].name(), "greeter/greet");
 /// assert_eq!(info.methods()[0].alias_names(), ["hello"]);
@@ -166,7 +185,11 @@ pub use rpc_macros::openrpc;
 /// (default: the Rust name), `aliases = [...]`, `param_style`,
 /// `allow_unknown_params` and `idempotent` (an HTTP client with a retry
 /// policy may send the call again). A `#[method]` returns `Result<T, E>`
-/// with `E: Into<ErrorObject>`; a `#[notification]` returns nothing.
+/// where `E` is [`ErrorObject`], an enum deriving [`RpcError`], or a type
+/// with hand-written `From<E> for ErrorObject` and
+/// `TryFrom<ErrorObject, Error = ErrorObject>` (whose client method returns
+/// `ClientError`, recovered with [`ClientError::into_app_error`]); a
+/// `#[notification]` returns nothing.
 ///
 /// On an argument, `#[params]` binds the whole `params` value (a struct or a
 /// `Vec`), and `#[context] cx: &Context` hands over the request's
@@ -184,4 +207,86 @@ pub use rpc_macros::openrpc;
 /// A param or result type without `Serialize` and `Deserialize` gets one
 /// error, on the type, saying what to derive.
 pub use rpc_macros::rpc;
+
+/// Converts an error enum to and from JSON-RPC error objects: each variant is
+/// one error code, and its fields travel as the object's `data`.
+///
+/// It implements `From<E> for ErrorObject`, so a method may return
+/// `Result<T, E>` and the server sends the variant's object, and
+/// `TryFrom<ErrorObject> for E` (with [`UnknownError`](client::UnknownError),
+/// which gives the object back, for a code or `data` it does not know), so
+/// the generated client returns [`CallError<E>`](CallError) with the variant
+/// in [`CallError::App`].
+///
+/// ```
+/// use typed_rpc::client::InProcess;
+/// use typed_rpc::{CallError, Router, RpcError, rpc};
+///
+/// #[derive(Debug, PartialEq, RpcError)]
+/// pub enum KvError {
+///     /// `{"code":1001,"message":"Key not found","data":{"key":"a"}}`
+///     #[rpc_error(code = 1001, message = "Key not found")]
+///     NotFound { key: String },
+///     /// `data` is the field itself: `{"code":1002,"message":"Full","data":100}`
+///     #[rpc_error(code = 1002)]
+///     Full(u32),
+///     /// A code the specification reserves, taken on purpose; no `data`.
+///     #[rpc_error(code = -32001, reserved, message = "Read only")]
+///     ReadOnly,
+/// }
+///
+/// #[rpc(namespace = "kv")]
+/// pub trait Kv {
+///     #[method(name = "get")]
+///     async fn get(&self, key: String) -> Result<String, KvError>;
+/// }
+///
+/// struct Store;
+///
+/// impl Kv for Store {
+///     async fn get(&self, key: String) -> Result<String, KvError> {
+///         Err(KvError::NotFound { key })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let kv = KvClient::new(InProcess::new(Router::new(Store.into_service())));
+/// match kv.get("a".into()).await {
+///     Err(CallError::App(KvError::NotFound { key })) => assert_eq!(key, "a"),
+///     other => panic!("{other:?}"),
+/// }
+/// # }
+/// ```
+///
+/// # Attributes
+///
+/// On each variant, `#[rpc_error(...)]` takes:
+///
+/// - `code = 1001`: required, one per variant;
+/// - `message = "..."`: the error's message; by default the variant's name
+///   in words (`KeyNotFound` sends "Key not found");
+/// - `reserved`: allows a code in `-32768..=-32000`, which JSON-RPC reserves
+///   (`-32099..=-32000` for server errors); protocols such as A2A and MCP
+///   give meaning to some of them. Without it such a code is an error, so
+///   that none is taken by accident.
+///
+/// The fields are the `data`: named fields an object of them, one unnamed
+/// field its value, several an array; a variant without fields sends no
+/// `data`. Every field type implements `Serialize` and `Deserialize`. A
+/// member absent from the `data` reads as `null` (so an `Option` field may be
+/// left out), and members the variant does not know are ignored.
+///
+/// On the enum, `#[rpc_error(crate = "...")]` says where the runtime is, as
+/// `#[rpc(crate = "...")]` does.
+///
+/// The derive does not implement `Display` or `std::error::Error`: derive
+/// those as you like (`CallError<E>` is an `Error` when `E` is).
+///
+/// # Compile errors
+///
+/// A variant without a code, two variants with one code, a reserved code
+/// without `reserved`, a field type without serde, generics, and a struct
+/// instead of an enum, each on the offending token, all in one pass.
+pub use rpc_macros::RpcError;
 pub use rpc_runtime::*;

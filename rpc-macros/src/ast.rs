@@ -261,6 +261,20 @@ pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// `E` of `Result<T, E>` (or of any `...Result<T, E>`) as written, when the
+/// type spells it out; `RpcResult<T>` and other aliases do not.
+pub fn result_err_type(ty: &Type) -> Option<&Type> {
+    result_ok_type(ty)?;
+    let Type::Path(path) = ty else { return None };
+    let PathArguments::AngleBracketed(args) = &path.path.segments.last()?.arguments else {
+        return None;
+    };
+    match args.args.iter().nth(1)? {
+        GenericArgument::Type(err) => Some(err),
+        _ => None,
+    }
+}
+
 fn find_attr(attrs: &[syn::Attribute], name: &str) -> Option<syn::Attribute> {
     attrs
         .iter()

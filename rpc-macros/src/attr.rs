@@ -185,7 +185,7 @@ fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyl
 }
 
 /// A key that is either present or not; a value given to it is reported.
-fn parse_flag(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<bool> {
+pub fn parse_flag(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) {
         let value: syn::Expr = meta.value()?.parse()?;
         let key = meta
@@ -203,7 +203,12 @@ fn parse_flag(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<bool> {
 
 /// Reports an unknown key, with the closest known one if it looks like a
 /// misspelling of it, and skips its value, so the keys after it are read too.
-fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, allowed: &[&str]) -> syn::Result<()> {
+pub fn unknown_key(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    attr: &str,
+    allowed: &[&str],
+) -> syn::Result<()> {
     let listed = allowed
         .iter()
         .map(|key| format!("`{key}`"))

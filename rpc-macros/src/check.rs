@@ -109,7 +109,13 @@ fn check_namespace(cx: &Ctxt, api: &Api) -> bool {
 }
 
 /// Names the generated client and trait already use for themselves.
-const GENERATED_NAMES: &[&str] = &["new", "transport", "into_transport", "into_service"];
+const GENERATED_NAMES: &[&str] = &[
+    "new",
+    "transport",
+    "into_transport",
+    "into_service",
+    "batch",
+];
 
 fn check_rust_name(cx: &Ctxt, method: &Method) {
     let ident = method.ident();

@@ -11,6 +11,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod openrpc;
+mod rpc_error;
 
 use proc_macro::TokenStream;
 
@@ -29,4 +30,14 @@ pub fn rpc(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn openrpc(input: TokenStream) -> TokenStream {
     openrpc::expand(input.into()).into()
+}
+
+/// Derives the conversions of an error enum to and from JSON-RPC error
+/// objects, so that the server sends each variant with its code and the
+/// generated client returns it typed.
+///
+/// See the `typed-rpc` crate for the full documentation.
+#[proc_macro_derive(RpcError, attributes(rpc_error))]
+pub fn derive_rpc_error(input: TokenStream) -> TokenStream {
+    rpc_error::derive(input.into()).into()
 }

@@ -12,7 +12,10 @@ use std::task::{self, Poll};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::client::{self, ClientError, OutgoingRequest, Params, ParamsBuilder, Transport};
+use crate::client::{
+    self, Batch, BatchCall, BatchReplies, BatchResponse, ClientError, OutgoingRequest, Params,
+    ParamsBuilder, Transport,
+};
 use crate::service::{Call, HandlerFuture, HandlerSlot, IntoResponse, RpcService};
 use serde_json::value::RawValue;
 
@@ -218,6 +221,17 @@ where
     client::decode_result(&reply)
 }
 
+/// The outcome of a call as the client method of a method whose error type
+/// is `E` returns it (see [`ClientErrorOf`]); `_error_type` names `E` where
+/// the assertion on it was.
+#[inline]
+pub fn client_result<R, E: ClientErrorOf>(
+    _error_type: Ty<E>,
+    result: Result<R, ClientError>,
+) -> Result<R, E::Error> {
+    result.map_err(E::from_client_error)
+}
+
 /// Sends the notification `method`.
 pub async fn notify<T>(
     transport: &T,
@@ -233,13 +247,300 @@ where
     transport.send_notification(notification).await
 }
 
-/// Names `T` of `Result<T, E>` for a return type spelled as an alias without
-/// arguments, so the client can return `Result<T, ClientError>`.
+/// Names `T` of `Result<T, E>`, and the client's error for `E`, for a return
+/// type spelled as an alias without arguments, so the client can name what it
+/// returns.
 pub trait ResultType {
     /// The success type.
     type Ok;
+    /// What the client method returns on failure (see [`ClientErrorOf`]).
+    type ClientError;
+
+    /// Sorts a failed call into [`Self::ClientError`].
+    fn from_client_error(err: ClientError) -> Self::ClientError;
 }
 
-impl<T, E> ResultType for Result<T, E> {
+impl<T, E: ClientErrorOf> ResultType for Result<T, E> {
     type Ok = T;
+    type ClientError = E::Error;
+
+    #[inline]
+    fn from_client_error(err: ClientError) -> E::Error {
+        E::from_client_error(err)
+    }
+}
+
+/// [`client_result`] for a return type spelled as an alias, named by
+/// `_result_type`.
+#[inline]
+pub fn alias_client_result<R: ResultType>(
+    _result_type: Ty<R>,
+    result: Result<R::Ok, ClientError>,
+) -> Result<R::Ok, R::ClientError> {
+    result.map_err(R::from_client_error)
+}
+
+/// The error a generated client method returns for a method whose error type
+/// is `Self`.
+///
+/// [`ErrorObject`], and a type with hand-written conversions whose
+/// `TryFrom<ErrorObject>` gives the object back as its error, keep
+/// [`ClientError`] (the object is recovered with
+/// [`ClientError::into_app_error`]); a type deriving `RpcError` implements it
+/// with [`CallError<Self>`](client::CallError), which holds the type itself.
+#[diagnostic::on_unimplemented(
+    message = "the client cannot turn an error object back into `{Self}`, the error type of an RPC method",
+    label = "the client returns this error type, so it must convert from an error object",
+    note = "derive `typed_rpc::RpcError` on the type (it converts both ways), or implement `TryFrom<ErrorObject, Error = ErrorObject>` beside `From<{Self}> for ErrorObject`"
+)]
+pub trait ClientErrorOf {
+    /// What the client method returns on failure.
+    type Error;
+
+    /// Sorts a failed call into [`Self::Error`].
+    fn from_client_error(err: ClientError) -> Self::Error;
+}
+
+impl ClientErrorOf for ErrorObject {
+    type Error = ClientError;
+
+    #[inline]
+    fn from_client_error(err: ClientError) -> ClientError {
+        err
+    }
+}
+
+// Hand-written conversions keep the untyped error. A derived type's
+// `TryFrom` gives an `UnknownError` back, so its own impl does not overlap.
+// A type with neither is reported as not `ClientErrorOf`, not as missing
+// this `TryFrom`.
+#[diagnostic::do_not_recommend]
+impl<E: TryFrom<ErrorObject, Error = ErrorObject>> ClientErrorOf for E {
+    type Error = ClientError;
+
+    #[inline]
+    fn from_client_error(err: ClientError) -> ClientError {
+        err
+    }
+}
+
+/// Asserts that the client can return `E` (see [`ClientErrorOf`]).
+#[inline]
+pub const fn client_error<E: ClientErrorOf>(_: Ty<E>) {}
+
+/// The type of a field of an error variant, which travels in the error's
+/// `data`: the server serializes it, the client deserializes it (asserted
+/// like [`Param`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an RPC error: it does not implement `serde::Serialize` and `serde::Deserialize`",
+    label = "an error field must implement `Serialize` and `Deserialize`",
+    note = "the fields of an error variant travel as the error object's `data`: add `#[derive(serde::Serialize, serde::Deserialize)]` to the type (to the element type of a `Vec`, an `Option` or a map)"
+)]
+pub trait ErrorField: Serialize + DeserializeOwned {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> ErrorField for T {}
+
+/// Asserts that `T` is an [`ErrorField`].
+#[inline]
+pub const fn error_field<T: ErrorField>(_: Ty<T>) {}
+
+/// The error object of a variant without fields: no `data`.
+#[cold]
+pub fn error_object(code: i64, message: &'static str) -> ErrorObject {
+    ErrorObject::new(code, message)
+}
+
+/// The error object of a variant with one unnamed field: the field is the `data`.
+#[cold]
+pub fn error_with_data<T: ErrorField>(
+    code: i64,
+    message: &'static str,
+    _field_type: Ty<T>,
+    data: &T,
+) -> ErrorObject {
+    ErrorObject::new(code, message).with_data(data)
+}
+
+/// The `data` of a variant with named fields (an object) or several unnamed
+/// ones (an array), written one field at a time.
+pub struct DataWriter {
+    text: String,
+    failed: Option<serde_json::Error>,
+}
+
+/// Starts the `data` object of a variant with named fields.
+#[cold]
+pub fn data_object() -> DataWriter {
+    DataWriter {
+        text: String::from("{"),
+        failed: None,
+    }
+}
+
+/// Starts the `data` array of a variant with several unnamed fields.
+#[cold]
+pub fn data_array() -> DataWriter {
+    DataWriter {
+        text: String::from("["),
+        failed: None,
+    }
+}
+
+impl DataWriter {
+    /// Adds the member `name` (of an object).
+    pub fn field<T: ErrorField>(&mut self, name: &str, _field_type: Ty<T>, value: &T) {
+        self.separate();
+        // A `str` always serializes.
+        self.text
+            .push_str(&serde_json::to_string(name).unwrap_or_default());
+        self.text.push(':');
+        self.value(value);
+    }
+
+    /// Adds the next element (of an array).
+    pub fn element<T: ErrorField>(&mut self, _field_type: Ty<T>, value: &T) {
+        self.separate();
+        self.value(value);
+    }
+
+    fn separate(&mut self) {
+        if !matches!(self.text.as_bytes(), [b'{' | b'[']) {
+            self.text.push(',');
+        }
+    }
+
+    fn value<T: Serialize>(&mut self, value: &T) {
+        match serde_json::to_string(value) {
+            Ok(json) => self.text.push_str(&json),
+            Err(err) => self.failed = Some(err),
+        }
+    }
+
+    /// The error object with this `data`, or with none if a field failed to
+    /// serialize (logged, as [`ErrorObject::with_data`] does: an error report
+    /// must not itself fail).
+    pub fn into_error(mut self, code: i64, message: &'static str) -> ErrorObject {
+        let error = ErrorObject::new(code, message);
+        if let Some(err) = self.failed {
+            tracing::warn!(%err, "error data could not be serialized; sent without it");
+            return error;
+        }
+        self.text
+            .push(if self.text.starts_with('{') { '}' } else { ']' });
+        match RawValue::from_string(self.text) {
+            Ok(raw) => error.with_data(&*raw),
+            Err(_) => error,
+        }
+    }
+}
+
+/// Reads the fields of a variant back from an error object's `data`.
+///
+/// A member or element that is absent reads as `null`, so an `Option` field
+/// may be left out; members it does not know are ignored.
+pub struct DataReader(serde_json::Value);
+
+impl DataReader {
+    /// The reader of `err`'s `data` (`null` when it has none).
+    #[cold]
+    pub fn new(err: &ErrorObject) -> Self {
+        let value = err
+            .data_as::<serde_json::Value>()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        DataReader(value)
+    }
+
+    /// The whole `data`, as the one unnamed field of a variant.
+    pub fn whole<T: ErrorField>(&self, _field_type: Ty<T>) -> Option<T> {
+        T::deserialize(&self.0).ok()
+    }
+
+    /// The member `name` of an object.
+    pub fn field<T: ErrorField>(&self, name: &str, _field_type: Ty<T>) -> Option<T> {
+        Self::read(self.0.as_object()?.get(name))
+    }
+
+    /// The element at `index` of an array.
+    pub fn element<T: ErrorField>(&self, index: usize, _field_type: Ty<T>) -> Option<T> {
+        Self::read(self.0.as_array()?.get(index))
+    }
+
+    fn read<T: DeserializeOwned>(value: Option<&serde_json::Value>) -> Option<T> {
+        T::deserialize(value.unwrap_or(&serde_json::Value::Null)).ok()
+    }
+}
+
+/// What awaiting a generated batch gives: its replies, or why the batch as
+/// a whole failed.
+pub type BatchFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<BatchReplies, ClientError>> + Send + 'a>>;
+
+/// What a generated batch holds: the calls so far, and the first
+/// notification whose params could not be serialized.
+pub struct BatchState<'a, T: ?Sized> {
+    transport: &'a T,
+    batch: Batch,
+    unsent: Option<ClientError>,
+}
+
+impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
+    /// An empty batch to send over `transport`.
+    pub fn new(transport: &'a T) -> Self {
+        BatchState {
+            transport,
+            batch: Batch::new(),
+            unsent: None,
+        }
+    }
+
+    /// Adds a request of `method`, whose return type `_result_type` names;
+    /// params that could not be serialized leave it out, and its handle
+    /// holds the error.
+    pub fn request<R>(
+        &mut self,
+        method: &'static MethodInfo,
+        _result_type: Ty<R>,
+        params: Result<Option<Params>, ClientError>,
+    ) -> BatchCall<R> {
+        BatchCall::new(params.map(|params| {
+            let index = self.batch.request_count();
+            // The slot's type is the handle's; only the position is kept.
+            let _ = self.batch.request::<()>(method.name(), params);
+            index
+        }))
+    }
+
+    /// Adds the notification `method`.
+    pub fn notify(
+        &mut self,
+        method: &'static MethodInfo,
+        params: Result<Option<Params>, ClientError>,
+    ) {
+        match params {
+            Ok(params) => self.batch.notify(method.name(), params),
+            Err(err) => {
+                self.unsent.get_or_insert(err);
+            }
+        }
+    }
+
+    /// Sends the batch as one message, if it holds anything.
+    pub fn send(self) -> BatchFuture<'a> {
+        Box::pin(self.send_now())
+    }
+
+    async fn send_now(self) -> Result<BatchReplies, ClientError> {
+        if let Some(err) = self.unsent {
+            return Err(err);
+        }
+        if self.batch.is_empty() {
+            return Ok(BatchReplies::new(BatchResponse::from_replies(Vec::new())));
+        }
+        self.transport
+            .send_batch(&self.batch)
+            .await
+            .map(BatchReplies::new)
+    }
 }

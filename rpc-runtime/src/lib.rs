@@ -38,7 +38,7 @@ pub mod wire;
 #[doc(hidden)]
 pub mod __private;
 
-pub use client::ClientError;
+pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};

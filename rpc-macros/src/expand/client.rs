@@ -4,7 +4,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{
-    Names, assert_bound, call_over, private_ident, relocate, result_check, result_ok, type_value,
+    Names, assert_bound, call_over, ends, place_all, private_ident, relocate, result_check,
+    result_ok, type_value,
 };
 use crate::ast::{Api, Method, ParamsShape};
 use crate::attr::Kind;
@@ -13,6 +14,7 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names {
         krate,
         client,
+        batch,
         transport_ty: t,
         ..
     } = names;
@@ -23,6 +25,19 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         .iter()
         .enumerate()
         .map(|(index, method)| client_method(method, index, names));
+    let batch_methods = api
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(index, method)| batch_method(method, index, names));
+    let batch_doc = format!(
+        "A batch of calls of [`{trait_ident}`], sent as one message when awaited.\n\n\
+         Each method adds a call: a request gives back a `BatchCall` whose result is read \
+         from the `BatchReplies` with `get`, typed as the client method returns it; a \
+         notification gives back nothing. Awaiting the batch fails as a whole only when it \
+         could not be sent or the server refused it whole (a batch longer than the \
+         server's limit, say)."
+    );
     let doc = format!(
         "A typed client of [`{trait_ident}`]: each method sends its call over the transport and decodes the reply."
     );
@@ -52,6 +67,32 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
 
         impl<#t: #krate::client::Transport> #client<#t> {
             #(#methods)*
+
+            /// Starts a batch: its methods add calls, and awaiting it sends
+            /// them as one message.
+            pub fn batch(&self) -> #batch<'_, #t> {
+                #batch {
+                    state: #krate::__private::BatchState::new(&self.transport),
+                }
+            }
+        }
+
+        #[doc = #batch_doc]
+        #vis struct #batch<'batch, #t> {
+            state: #krate::__private::BatchState<'batch, #t>,
+        }
+
+        impl<'batch, #t: #krate::client::Transport> #batch<'batch, #t> {
+            #(#batch_methods)*
+        }
+
+        impl<'batch, #t: #krate::client::Transport> ::core::future::IntoFuture for #batch<'batch, #t> {
+            type Output = ::core::result::Result<#krate::client::BatchReplies, #krate::ClientError>;
+            type IntoFuture = #krate::__private::BatchFuture<'batch>;
+
+            fn into_future(self) -> Self::IntoFuture {
+                self.state.send()
+            }
         }
     }
 }
@@ -59,10 +100,20 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
 /// The default of clippy's `too-many-arguments-threshold`.
 const CLIPPY_MAX_ARGUMENTS: usize = 7;
 
-fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
+/// What a client method and its batch counterpart share: the signature's
+/// arguments, the assertions on their types, and the statements that bind
+/// the method's info and its encoded params.
+struct Call {
+    docs: Option<TokenStream>,
+    allow: Option<TokenStream>,
+    args: TokenStream,
+    checks: TokenStream,
+    bind: TokenStream,
+}
+
+fn call(method: &Method, index: usize, names: &Names) -> Call {
     let Names { krate, service, .. } = names;
     let (info, params) = (private_ident("method"), private_ident("params"));
-    let fn_ident = method.ident();
     let args: Vec<_> = method.params().collect();
     let idents: Vec<_> = args.iter().filter_map(|arg| arg.ident()).collect();
     let types = args.iter().map(|arg| &arg.ty);
@@ -97,33 +148,118 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
             }}
         }
     };
-    let result_check = result_check(method, krate);
-    let (output, send) = match (method.kind(), method.output()) {
-        (Kind::Method, Some(ty)) => {
-            let ok = result_ok(ty, krate);
-            let output = quote!(::core::result::Result<#ok, #krate::ClientError>);
-            let send = quote!(#krate::__private::request(&self.transport, #info, #params));
-            (relocate(output, ty), relocate(send, ty))
-        }
-        _ => (
-            quote!(::core::result::Result<(), #krate::ClientError>),
-            quote!(#krate::__private::notify(&self.transport, #info, #params)),
-        ),
-    };
     // The client method mirrors the trait method, whose arguments the user
     // chose: where clippy would flag it (`self` counts), the trait method is
     // flagged already.
     let allow = (idents.len() + 1 > CLIPPY_MAX_ARGUMENTS)
         .then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let result_check = result_check(method, krate);
+    Call {
+        docs,
+        allow,
+        args: quote!(#(#idents: #types),*),
+        checks: quote!(#(#checks)* #result_check),
+        bind: quote! {
+            let #info = &#service::<()>::INFO.methods()[#index];
+            let #params = #build_params;
+        },
+    }
+}
+
+fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
+    let krate = &names.krate;
+    let (info, params) = (private_ident("method"), private_ident("params"));
+    let fn_ident = method.ident();
+    let Call {
+        docs,
+        allow,
+        args,
+        checks,
+        bind,
+    } = call(method, index, names);
+    let (output, send, error_check) = match (method.kind(), method.output()) {
+        (Kind::Method, Some(ty)) => {
+            let ok = result_ok(ty, krate);
+            // `.await` too is placed over the return type, on its last
+            // token: the result's type is checked where it is awaited.
+            let send = relocate(
+                quote!(#krate::__private::request(&self.transport, #info, #params)),
+                ty,
+            );
+            let awaited = place_all(quote!(.await), ends(ty).1);
+            let send = quote!(#send #awaited);
+            // The error type picks the client's error: `ClientError` for an
+            // `ErrorObject`, `CallError<E>` for a derived `RpcError`. The
+            // conversion spans the return type, as the assertion on it does,
+            // so that an unmet bound is reported once.
+            let (client_err, convert, error_type, error_check) =
+                match crate::ast::result_err_type(ty) {
+                    Some(err) => (
+                        quote!(<#err as #krate::__private::ClientErrorOf>::Error),
+                        quote!(#krate::__private::client_result),
+                        type_value(krate, err, ty),
+                        Some(assert_bound(krate, "client_error", err, ty)),
+                    ),
+                    None => (
+                        quote!(<#ty as #krate::__private::ResultType>::ClientError),
+                        quote!(#krate::__private::alias_client_result),
+                        type_value(krate, ty, ty),
+                        None,
+                    ),
+                };
+            let output = quote!(::core::result::Result<#ok, #client_err>);
+            let call = call_over(convert, quote!(#error_type, #send), ty);
+            (relocate(output, ty), call, error_check)
+        }
+        _ => (
+            quote!(::core::result::Result<(), #krate::ClientError>),
+            quote!(#krate::__private::notify(&self.transport, #info, #params).await),
+            None,
+        ),
+    };
     quote! {
         #docs
         #allow
-        pub async fn #fn_ident(&self, #(#idents: #types),*) -> #output {
-            #(#checks)*
-            #result_check
-            let #info = &#service::<()>::INFO.methods()[#index];
-            let #params = #build_params;
-            #send.await
+        pub async fn #fn_ident(&self, #args) -> #output {
+            #checks
+            #error_check
+            #bind
+            #send
+        }
+    }
+}
+
+/// The method of the client's batch that adds a call of `method`.
+fn batch_method(method: &Method, index: usize, names: &Names) -> TokenStream {
+    let krate = &names.krate;
+    let (info, params) = (private_ident("method"), private_ident("params"));
+    let fn_ident = method.ident();
+    let Call {
+        docs,
+        allow,
+        args,
+        checks,
+        bind,
+    } = call(method, index, names);
+    let (output, add) = match (method.kind(), method.output()) {
+        (Kind::Method, Some(ty)) => {
+            let result_type = type_value(krate, ty, ty);
+            let add = call_over(
+                quote!(#krate::__private::BatchState::request),
+                quote!(&mut self.state, #info, #result_type, #params),
+                ty,
+            );
+            (relocate(quote!(#krate::client::BatchCall<#ty>), ty), add)
+        }
+        _ => (quote!(()), quote!(self.state.notify(#info, #params))),
+    };
+    quote! {
+        #docs
+        #allow
+        pub fn #fn_ident(&mut self, #args) -> #output {
+            #checks
+            #bind
+            #add
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct Names {
     pub krate: syn::Path,
     pub service: Ident,
     pub client: Ident,
+    /// The client's batch builder.
+    pub batch: Ident,
     /// The service's type parameter, the server (`S` unless the trait uses that name).
     pub server_ty: Ident,
     /// The client's type parameter, the transport (`T` unless the trait uses that name).
@@ -70,6 +72,7 @@ impl Names {
             krate: krate.clone(),
             service: format_ident!("{}Service", ident),
             client: format_ident!("{}Client", ident),
+            batch: format_ident!("{}Batch", ident),
             server_ty: unused_ident("S", &taken),
             transport_ty: unused_ident("T", &taken),
         }
@@ -105,7 +108,7 @@ fn unused_ident(base: &str, taken: &HashSet<String>) -> Ident {
 /// start of its first token to the end of its last, so the first tokens are
 /// placed on the target's first token and the last one on its last: a call
 /// `path(args)` or a type `Path<Args>` then underlines the whole target.
-fn relocate(tokens: TokenStream, target: &dyn ToTokens) -> TokenStream {
+pub(crate) fn relocate(tokens: TokenStream, target: &dyn ToTokens) -> TokenStream {
     let (first, last) = ends(target);
     let mut tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let end = tokens.pop();
@@ -116,7 +119,11 @@ fn relocate(tokens: TokenStream, target: &dyn ToTokens) -> TokenStream {
 
 /// `path(args)` placed over `target` like [`relocate`] does, but with `args`
 /// left where they are, so that each can be placed over its own target.
-fn call_over(path: TokenStream, args: TokenStream, target: &dyn ToTokens) -> TokenStream {
+pub(crate) fn call_over(
+    path: TokenStream,
+    args: TokenStream,
+    target: &dyn ToTokens,
+) -> TokenStream {
     let (_, last) = ends(target);
     let path = relocate(path, target);
     let mut args = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args);
@@ -146,7 +153,11 @@ fn result_check(method: &ast::Method, krate: &syn::Path) -> Option<TokenStream> 
 }
 
 /// `__private::ty::<#ty>()`, the type `ty` as a value, placed over `target`.
-fn type_value(krate: &syn::Path, ty: &dyn ToTokens, target: &dyn ToTokens) -> TokenStream {
+pub(crate) fn type_value(
+    krate: &syn::Path,
+    ty: &dyn ToTokens,
+    target: &dyn ToTokens,
+) -> TokenStream {
     relocate(quote!(#krate::__private::ty::<#ty>()), target)
 }
 
@@ -158,7 +169,7 @@ fn type_value(krate: &syn::Path, ty: &dyn ToTokens, target: &dyn ToTokens) -> To
 /// misses the same bound at the same place is not reported again: the
 /// compiler drops an error implied by one it has reported at the same span,
 /// and identical errors from the client and the service are shown once.
-fn assert_bound(
+pub(crate) fn assert_bound(
     krate: &syn::Path,
     check: &str,
     ty: &dyn ToTokens,
@@ -201,7 +212,7 @@ fn place(mut token: TokenTree, span: Span) -> TokenTree {
 }
 
 /// A local variable name that user code in the same expansion cannot see or shadow.
-fn private_ident(name: &str) -> Ident {
+pub(crate) fn private_ident(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 

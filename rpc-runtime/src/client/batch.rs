@@ -174,7 +174,12 @@ impl BatchResponse {
 
     /// The result of the request in `slot`.
     pub fn get<R: DeserializeOwned>(&self, slot: &BatchSlot<R>) -> Result<R, ClientError> {
-        match self.replies.get(slot.request) {
+        self.result_at(slot.request)
+    }
+
+    /// The result of the request at position `request` among the batch's requests.
+    pub(crate) fn result_at<R: DeserializeOwned>(&self, request: usize) -> Result<R, ClientError> {
+        match self.replies.get(request) {
             Some(Some(reply)) => super::decode_result(reply.get()),
             _ => Err(ClientError::Decode(DecodeError::invalid_response(
                 serde::de::Error::custom("the batch reply has no response for this request"),

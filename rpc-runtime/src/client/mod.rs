@@ -5,10 +5,12 @@
 //! [`OutgoingRequest`], and decodes the response text it gets back.
 
 mod batch;
+mod call_error;
 mod error;
 mod in_process;
 mod params;
 mod retry;
+mod typed_batch;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -16,10 +18,12 @@ use std::future::Future;
 use serde::de::DeserializeOwned;
 
 pub use batch::{Batch, BatchResponse, BatchSlot};
+pub use call_error::{CallError, UnknownError};
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
+pub use typed_batch::{BatchCall, BatchReplies};
 
 use crate::Response;
 

@@ -1,4 +1,6 @@
-// A user error type without `Into<ErrorObject>`: reported on the return type.
+// A user error type with neither `Into<ErrorObject>` (the server sends it) nor a
+// way back from an error object (the client returns it): one error for each,
+// on the return type.
 use typed_rpc::rpc;
 
 #[derive(Debug)]

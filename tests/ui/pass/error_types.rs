@@ -1,6 +1,8 @@
 //! Methods may fail with the user's own error type, converted to an error
-//! object through `Into<ErrorObject>`, and may spell their result through an
-//! alias, with or without generics.
+//! object through `Into<ErrorObject>` and back through a hand-written
+//! `TryFrom<ErrorObject, Error = ErrorObject>` (the client then returns
+//! `ClientError`), and may spell their result through an alias, with or
+//! without generics.
 
 use typed_rpc::client::InProcess;
 use typed_rpc::{ClientError, ErrorObject, Router, rpc};
@@ -15,6 +17,17 @@ impl From<MathError> for ErrorObject {
         match err {
             MathError::DivideByZero => ErrorObject::new(1, "divide by zero"),
             MathError::Overflow { a, b } => ErrorObject::new(2, "overflow").with_data(&[a, b]),
+        }
+    }
+}
+
+impl TryFrom<ErrorObject> for MathError {
+    type Error = ErrorObject;
+
+    fn try_from(err: ErrorObject) -> Result<Self, ErrorObject> {
+        match err.code() {
+            1 => Ok(MathError::DivideByZero),
+            _ => Err(err),
         }
     }
 }

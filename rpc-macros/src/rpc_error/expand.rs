@@ -1,0 +1,214 @@
+//! Rendering the conversions: `From<E> for ErrorObject` (the server sends
+//! it), `TryFrom<ErrorObject> for E` (the client reads it back), and the
+//! client's typed error, `CallError<E>`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Fields, Ident};
+
+use super::ast::{ErrorEnum, ErrorVariant};
+use crate::expand::{assert_bound, call_over, private_ident, type_value};
+
+pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
+    let ErrorEnum { ident, krate, .. } = error;
+    // Unmet bounds are reported on the field types rather than on the
+    // derive, once (see `assert_bound`): each conversion asserts them first.
+    let checks: Vec<_> = error
+        .variants
+        .iter()
+        .flat_map(|variant| variant.fields.iter())
+        .map(|field| assert_bound(krate, "error_field", &field.ty, &field.ty))
+        .collect();
+    let value = private_ident("error");
+    let data = private_ident("data");
+    let to_object = error
+        .variants
+        .iter()
+        .map(|v| to_object(krate, ident, v, &data));
+    let from_object = error
+        .variants
+        .iter()
+        .zip(skipped)
+        .filter(|(_, skipped)| !**skipped)
+        .map(|(v, _)| from_object(krate, ident, v, &data));
+    quote! {
+        impl ::core::convert::From<#ident> for #krate::ErrorObject {
+            fn from(#value: #ident) -> Self {
+                #(#checks)*
+                match #value {
+                    #(#to_object)*
+                }
+            }
+        }
+
+        impl ::core::convert::TryFrom<#krate::ErrorObject> for #ident {
+            type Error = #krate::client::UnknownError;
+
+            fn try_from(
+                #value: #krate::ErrorObject,
+            ) -> ::core::result::Result<Self, #krate::client::UnknownError> {
+                fn decode(
+                    code: i64,
+                    #data: &#krate::__private::DataReader,
+                ) -> ::core::option::Option<#ident> {
+                    #(#checks)*
+                    match code {
+                        #(#from_object)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                let #data = #krate::__private::DataReader::new(&#value);
+                match decode(#value.code(), &#data) {
+                    ::core::option::Option::Some(known) => ::core::result::Result::Ok(known),
+                    ::core::option::Option::None => {
+                        ::core::result::Result::Err(#krate::client::UnknownError::new(#value))
+                    }
+                }
+            }
+        }
+
+        impl #krate::__private::ClientErrorOf for #ident {
+            type Error = #krate::client::CallError<#ident>;
+
+            fn from_client_error(err: #krate::ClientError) -> Self::Error {
+                ::core::convert::From::from(err)
+            }
+        }
+    }
+}
+
+/// The bindings of a variant's fields, `field0`, `field1`, ...
+fn bindings(fields: &Fields) -> Vec<Ident> {
+    (0..fields.len())
+        .map(|i| private_ident(&format!("field{i}")))
+        .collect()
+}
+
+/// The match arm that turns the variant into its error object.
+fn to_object(
+    krate: &syn::Path,
+    ident: &Ident,
+    variant: &ErrorVariant,
+    data: &Ident,
+) -> TokenStream {
+    let name = variant.ident;
+    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let message = variant.message();
+    let bound = bindings(variant.fields);
+    let helpers = quote!(#krate::__private);
+    match variant.fields {
+        Fields::Unit => quote! {
+            #ident::#name => #helpers::error_object(#code, #message),
+        },
+        Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+            let ty = &fields.unnamed[0].ty;
+            let field_type = type_value(krate, ty, ty);
+            let binding = &bound[0];
+            let call = call_over(
+                quote!(#helpers::error_with_data),
+                quote!(#code, #message, #field_type, &#binding),
+                ty,
+            );
+            quote!(#ident::#name(#binding) => #call,)
+        }
+        Fields::Unnamed(fields) => {
+            let writes = fields.unnamed.iter().zip(&bound).map(|(field, binding)| {
+                let field_type = type_value(krate, &field.ty, &field.ty);
+                let call = call_over(
+                    quote!(#helpers::DataWriter::element),
+                    quote!(&mut #data, #field_type, &#binding),
+                    &field.ty,
+                );
+                quote!(#call;)
+            });
+            quote! {
+                #ident::#name(#(#bound),*) => {
+                    let mut #data = #helpers::data_array();
+                    #(#writes)*
+                    #data.into_error(#code, #message)
+                }
+            }
+        }
+        Fields::Named(fields) => {
+            let names: Vec<_> = fields
+                .named
+                .iter()
+                .filter_map(|f| f.ident.as_ref())
+                .collect();
+            let writes = fields.named.iter().zip(&bound).map(|(field, binding)| {
+                let key = field
+                    .ident
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
+                let field_type = type_value(krate, &field.ty, &field.ty);
+                let call = call_over(
+                    quote!(#helpers::DataWriter::field),
+                    quote!(&mut #data, #key, #field_type, &#binding),
+                    &field.ty,
+                );
+                quote!(#call;)
+            });
+            quote! {
+                #ident::#name { #(#names: #bound),* } => {
+                    let mut #data = #helpers::data_object();
+                    #(#writes)*
+                    #data.into_error(#code, #message)
+                }
+            }
+        }
+    }
+}
+
+/// The match arm that reads the variant back from its code and `data`.
+fn from_object(
+    krate: &syn::Path,
+    ident: &Ident,
+    variant: &ErrorVariant,
+    data: &Ident,
+) -> TokenStream {
+    let name = variant.ident;
+    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let helpers = quote!(#krate::__private);
+    let some = quote!(::core::option::Option::Some);
+    let read = |method: TokenStream, key: TokenStream, ty: &syn::Type| {
+        let field_type = type_value(krate, ty, ty);
+        let call = call_over(method, quote!(#data, #key #field_type), ty);
+        quote!(#call?)
+    };
+    let value = match variant.fields {
+        Fields::Unit => quote!(#ident::#name),
+        Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+            let whole = read(
+                quote!(#helpers::DataReader::whole),
+                quote!(),
+                &fields.unnamed[0].ty,
+            );
+            quote!(#ident::#name(#whole))
+        }
+        Fields::Unnamed(fields) => {
+            let elements = fields.unnamed.iter().enumerate().map(|(index, field)| {
+                read(
+                    quote!(#helpers::DataReader::element),
+                    quote!(#index,),
+                    &field.ty,
+                )
+            });
+            quote!(#ident::#name(#(#elements),*))
+        }
+        Fields::Named(fields) => {
+            let members = fields.named.iter().filter_map(|field| {
+                let field_ident = field.ident.as_ref()?;
+                let key = field_ident.to_string();
+                let member = read(
+                    quote!(#helpers::DataReader::field),
+                    quote!(#key,),
+                    &field.ty,
+                );
+                Some(quote!(#field_ident: #member))
+            });
+            quote!(#ident::#name { #(#members),* })
+        }
+    };
+    quote!(#code => #some(#value),)
+}

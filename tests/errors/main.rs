@@ -1,0 +1,8 @@
+//! `#[derive(RpcError)]` end to end: the server sends each variant with its
+//! code, message and `data`, and the generated client returns it typed in
+//! `CallError::App`, on every transport; an error object that is not one of
+//! the type's stays in `CallError::Rpc`.
+
+mod api;
+mod conversions;
+mod transports;
