@@ -7,6 +7,8 @@
 //! methods. A handler that panics answers `-32603` for its own request and
 //! nothing else is disturbed.
 
+#[cfg(feature = "schema")]
+mod discover;
 mod guard;
 
 use std::collections::HashMap;
@@ -63,6 +65,8 @@ struct Inner {
     /// which is asked directly.
     routes: HashMap<&'static str, usize>,
     settings: Settings,
+    #[cfg(feature = "schema")]
+    discover: Option<discover::Discover>,
 }
 
 /// The limits a router enforces, as the builder sets them.
@@ -105,6 +109,8 @@ impl Router {
                 services,
                 routes,
                 settings,
+                #[cfg(feature = "schema")]
+                discover: None,
             }),
         }
     }
@@ -114,6 +120,8 @@ impl Router {
         RouterBuilder {
             services: Vec::new(),
             settings: Settings::default(),
+            #[cfg(feature = "schema")]
+            discover: None,
         }
     }
 
@@ -272,6 +280,10 @@ impl Router {
         slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
+        #[cfg(feature = "schema")]
+        if let Some(reply) = discover::answer(&self.inner, request) {
+            return Some(Poll::Ready(reply));
+        }
         let call = Call::new(request.params(), request.id(), context);
         let services = &self.inner.services;
         let service = match services.as_slice() {
@@ -343,6 +355,8 @@ impl fmt::Debug for Router {
 pub struct RouterBuilder {
     services: Vec<Box<dyn RpcService>>,
     settings: Settings,
+    #[cfg(feature = "schema")]
+    discover: Option<discover::DiscoverInfo>,
 }
 
 impl RouterBuilder {
@@ -393,7 +407,10 @@ impl RouterBuilder {
             // A single service is asked directly; the table would go unused.
             routes.clear();
         }
-        Ok(Router::from_parts(self.services, routes, self.settings))
+        let router = Router::from_parts(self.services, routes, self.settings);
+        #[cfg(feature = "schema")]
+        let router = discover::install(router, self.discover);
+        Ok(router)
     }
 }
 
