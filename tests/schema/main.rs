@@ -14,6 +14,7 @@ mod calculator_api;
 mod catalog;
 mod discover;
 mod documents;
+mod round_trip;
 mod tools;
 
 use typed_rpc::schema::Document;
