@@ -12,19 +12,31 @@ use typed_rpc::{ErrorObject, RpcResult, rpc};
 #[rpc]
 pub trait Calculator {
     /// Subtracts `subtrahend` from `minuend`; fails with `-32000` on overflow.
-    #[method(name = "subtract")]
+    #[method(
+        name = "subtract",
+        error(code = -32000, message = "Overflow"),
+        example(params = "[42, 23]", result = "19")
+    )]
     async fn subtract(&self, minuend: Number, subtrahend: Number) -> RpcResult<Number>;
 
     /// Adds `a` and `b`; fails with `-32000` on overflow.
-    #[method(name = "add")]
+    #[method(
+        name = "add",
+        error(code = -32000, message = "Overflow"),
+        example(params = "[1, 2]", result = "3")
+    )]
     async fn add(&self, a: Number, b: Number) -> RpcResult<Number>;
 
     /// Sums any number of values, given as the whole positional params.
-    #[method(name = "sum")]
+    #[method(
+        name = "sum",
+        error(code = -32000, message = "Overflow"),
+        example(params = "[1, 2, 4]", result = "7")
+    )]
     async fn sum(&self, #[params] values: Vec<i64>) -> RpcResult<i64>;
 
     /// Returns `["hello", 5]`.
-    #[method(name = "get_data")]
+    #[method(name = "get_data", example(params = "[]", result = r#"["hello", 5]"#))]
     async fn get_data(&self) -> RpcResult<(String, i64)>;
 
     /// Adds the values to the running total; never answered.
@@ -40,7 +52,10 @@ pub trait Calculator {
     async fn notify_sum(&self, #[params] values: Vec<i64>);
 
     /// The running total of what `update` and `notify_sum` received.
-    #[method(name = "total")]
+    #[method(
+        name = "total",
+        example(name = "nothing yet", params = "[]", result = "0")
+    )]
     async fn total(&self) -> RpcResult<i64>;
 }
 
@@ -115,6 +130,21 @@ impl fmt::Display for Number {
             Number::Int(int) => int.fmt(f),
             Number::Float(float) => float.fmt(f),
         }
+    }
+}
+
+/// In the calculator's OpenRPC document a `Number` is any JSON number.
+impl schemars::JsonSchema for Number {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Number".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "number" })
     }
 }
 

@@ -15,7 +15,9 @@ use crate::ctxt::Ctxt;
 
 /// Attribute names this macro owns and strips from the emitted trait.
 pub const METHOD_ATTRS: &[&str] = &["method", "notification"];
-pub const ARG_ATTRS: &[&str] = &["params", "context"];
+/// `doc` too: a doc comment on an argument describes the param in the
+/// OpenRPC document, and Rust accepts none left on a parameter.
+pub const ARG_ATTRS: &[&str] = &["params", "context", "doc"];
 
 pub struct Api {
     pub item: ItemTrait,
@@ -35,6 +37,8 @@ pub struct Method {
     pub docs: String,
     pub param_style: ParamStyle,
     pub allow_unknown_params: bool,
+    /// Whether the method carries `#[deprecated]` (kept on the trait).
+    pub deprecated: bool,
 }
 
 pub struct Arg {
@@ -45,6 +49,8 @@ pub struct Arg {
     /// The `#[context]` attribute, when the argument is the request's context
     /// rather than a param.
     pub context: Option<syn::Attribute>,
+    /// The argument's doc comment.
+    pub docs: String,
 }
 
 /// How a method's params map onto its arguments.
@@ -168,6 +174,7 @@ impl Method {
                     ty: (*arg.ty).clone(),
                     whole: find_attr(&arg.attrs, "params"),
                     context: find_attr(&arg.attrs, "context"),
+                    docs: attr::docs(&arg.attrs),
                 }),
                 FnArg::Receiver(_) => None,
             })
@@ -181,6 +188,7 @@ impl Method {
             name_span,
             args,
             docs: attr::docs(&f.attrs),
+            deprecated: find_attr(&f.attrs, "deprecated").is_some(),
         })
     }
 

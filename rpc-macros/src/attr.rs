@@ -41,6 +41,8 @@ const METHOD_KEYS: &[&str] = &[
     "param_style",
     "allow_unknown_params",
     "idempotent",
+    "error",
+    "example",
 ];
 
 impl TraitAttrs {
@@ -100,6 +102,24 @@ pub struct MethodAttr {
     pub allow_unknown_params: bool,
     /// Safe to send twice, so a client may retry it.
     pub idempotent: bool,
+    /// `error(code = ..., message = "...")`, each: errors the method declares.
+    pub errors: Vec<ErrorAttr>,
+    /// `example(params = "...", result = "...")`, each: example calls.
+    pub examples: Vec<ExampleAttr>,
+}
+
+/// `error(code = -32001, message = "Task not found")`.
+pub struct ErrorAttr {
+    pub code: i64,
+    pub message: String,
+}
+
+/// `example(name = "...", params = "[42, 23]", result = "19")`: JSON texts,
+/// checked to parse.
+pub struct ExampleAttr {
+    pub name: Option<String>,
+    pub params: String,
+    pub result: Option<String>,
 }
 
 impl MethodAttr {
@@ -136,6 +156,8 @@ impl MethodAttr {
             param_style: None,
             allow_unknown_params: false,
             idempotent: false,
+            errors: Vec::new(),
+            examples: Vec::new(),
         };
         if let syn::Meta::Path(_) = attr.meta {
             return parsed;
@@ -157,6 +179,10 @@ impl MethodAttr {
                 parsed.allow_unknown_params = parse_flag(cx, &meta)?;
             } else if meta.path.is_ident("idempotent") {
                 parsed.idempotent = parse_flag(cx, &meta)?;
+            } else if meta.path.is_ident("error") {
+                parsed.errors.extend(parse_error(cx, &meta)?);
+            } else if meta.path.is_ident("example") {
+                parsed.examples.extend(parse_example(cx, &meta, kind)?);
             } else {
                 unknown_key(cx, &meta, &which, METHOD_KEYS)?;
             }
@@ -182,6 +208,146 @@ fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyl
             Ok(ParamStyle::Positional)
         }
     }
+}
+
+/// `error(code = ..., message = "...")`; `None` (reported) when a part is
+/// missing or the code is one JSON-RPC reserves for the protocol.
+fn parse_error(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ErrorAttr>> {
+    let (mut code, mut message) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("code") {
+            let value: syn::Expr = inner.value()?.parse()?;
+            code = Some((error_code(&value), value));
+        } else if inner.path.is_ident("message") {
+            message = Some(inner.value()?.parse::<LitStr>()?.value());
+        } else {
+            unknown_key(cx, &inner, "error(...)", &["code", "message"])?;
+        }
+        Ok(())
+    })?;
+    let (Some((code, code_expr)), Some(message)) = (code, message) else {
+        cx.error_spanned_by(
+            &meta.path,
+            "an error needs both its code and its message: `error(code = -32001, message = \"Task not found\")`",
+        );
+        return Ok(None);
+    };
+    let Some(code) = code else {
+        cx.error_spanned_by(
+            code_expr,
+            "an error code is an integer literal, such as `-32001`",
+        );
+        return Ok(None);
+    };
+    // The server's own range, -32000 to -32099, is the application's to use.
+    if (-32768..=-32100).contains(&code) {
+        cx.error_spanned_by(
+            code_expr,
+            format!("error code {code} is reserved by JSON-RPC 2.0 for the protocol; use -32000 to -32099 (server errors) or a code outside -32768 to -32000"),
+        );
+        return Ok(None);
+    }
+    Ok(Some(ErrorAttr { code, message }))
+}
+
+/// The value of an integer literal, negative or not.
+fn error_code(expr: &syn::Expr) -> Option<i64> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => int.base10_parse().ok(),
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => error_code(expr).and_then(i64::checked_neg),
+        _ => None,
+    }
+}
+
+/// `example(name = "...", params = "...", result = "...")`; `None`
+/// (reported) when `params` is missing or a JSON text does not parse.
+fn parse_example(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    kind: Kind,
+) -> syn::Result<Option<ExampleAttr>> {
+    let mut example = ExampleAttr {
+        name: None,
+        params: String::new(),
+        result: None,
+    };
+    let (mut params, mut result) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("name") {
+            example.name = Some(inner.value()?.parse::<LitStr>()?.value());
+        } else if inner.path.is_ident("params") {
+            params = Some(inner.value()?.parse::<LitStr>()?);
+        } else if inner.path.is_ident("result") {
+            result = Some(inner.value()?.parse::<LitStr>()?);
+        } else {
+            unknown_key(cx, &inner, "example(...)", &["name", "params", "result"])?;
+        }
+        Ok(())
+    })?;
+    let Some(params) = params else {
+        cx.error_spanned_by(
+            &meta.path,
+            "an example needs its params, as JSON: `example(params = \"[42, 23]\", result = \"19\")`",
+        );
+        return Ok(None);
+    };
+    let mut valid = json_text(cx, &params, "params");
+    valid &= matches!(
+        params.value().trim_start().as_bytes().first(),
+        Some(b'[' | b'{')
+    ) || report(
+        cx,
+        &params,
+        "an example's params are a JSON array (by position) or object (by name), as sent on the wire",
+    );
+    example.params = params.value();
+    match (kind, result) {
+        (Kind::Notification, Some(result)) => {
+            cx.error_spanned_by(
+                &result,
+                "a notification is never answered: its example has no `result`",
+            );
+            valid = false;
+        }
+        (Kind::Method, None) => {
+            cx.error_spanned_by(
+                &meta.path,
+                "a method's example needs the `result` it answers with, as JSON",
+            );
+            valid = false;
+        }
+        (_, Some(result)) => {
+            valid &= json_text(cx, &result, "result");
+            example.result = Some(result.value());
+        }
+        (Kind::Notification, None) => {}
+    }
+    Ok(valid.then_some(example))
+}
+
+/// Whether `text` holds JSON; reports it if not.
+fn json_text(cx: &Ctxt, text: &LitStr, what: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(&text.value()) {
+        Ok(_) => true,
+        Err(err) => report(
+            cx,
+            text,
+            format!("the example's `{what}` is not JSON: {err}"),
+        ),
+    }
+}
+
+/// Reports `message` on `target`; always `false`, so it reads as a failed check.
+fn report(cx: &Ctxt, target: &LitStr, message: impl std::fmt::Display) -> bool {
+    cx.error_spanned_by(target, message);
+    false
 }
 
 /// A key that is either present or not; a value given to it is reported.

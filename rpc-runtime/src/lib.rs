@@ -15,6 +15,7 @@
 //! | [`service`] | the [`RpcService`] interface between router and methods |
 //! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
 //! | [`metadata`] | static descriptions of services, methods and params |
+//! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
 //! | `transport` | HTTP, WebSocket and stream transports, limits, graceful shutdown (cargo features) |
 
@@ -30,6 +31,8 @@ pub mod error;
 pub mod metadata;
 pub mod params;
 pub mod router;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod service;
 #[cfg(feature = "rt")]
 pub mod transport;
@@ -41,7 +44,9 @@ pub mod __private;
 pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
-pub use metadata::{MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo};
+pub use metadata::{
+    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
+};
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};
 pub use service::{Call, HandlerFuture, HandlerSlot, IntoResponse, RpcService};

@@ -99,6 +99,11 @@ pub struct MethodInfo {
     param_style: ParamStyle,
     allow_unknown_params: bool,
     idempotent: bool,
+    deprecated: bool,
+    errors: &'static [ErrorInfo],
+    examples: &'static [ExampleInfo],
+    #[cfg(feature = "schema")]
+    result_schema: Option<crate::schema::SchemaFn>,
 }
 
 impl MethodInfo {
@@ -115,6 +120,11 @@ impl MethodInfo {
             param_style: ParamStyle::Positional,
             allow_unknown_params: false,
             idempotent: false,
+            deprecated: false,
+            errors: &[],
+            examples: &[],
+            #[cfg(feature = "schema")]
+            result_schema: None,
         }
     }
 
@@ -185,6 +195,32 @@ impl MethodInfo {
     /// ```
     pub const fn idempotent(mut self) -> Self {
         self.idempotent = true;
+        self
+    }
+
+    /// Marks the method deprecated (`#[deprecated]` on the trait's method).
+    pub const fn deprecated(mut self) -> Self {
+        self.deprecated = true;
+        self
+    }
+
+    /// Sets the application errors the method may answer with
+    /// (`#[method(error(code = ..., message = ...))]`).
+    pub const fn errors(mut self, errors: &'static [ErrorInfo]) -> Self {
+        self.errors = errors;
+        self
+    }
+
+    /// Sets example calls of the method (`#[method(example(...))]`).
+    pub const fn examples(mut self, examples: &'static [ExampleInfo]) -> Self {
+        self.examples = examples;
+        self
+    }
+
+    /// Sets the function that writes the JSON Schema of the result.
+    #[cfg(feature = "schema")]
+    pub const fn result_schema(mut self, schema: crate::schema::SchemaFn) -> Self {
+        self.result_schema = Some(schema);
         self
     }
 
@@ -268,6 +304,108 @@ impl MethodInfo {
     pub const fn is_idempotent(&self) -> bool {
         self.idempotent
     }
+
+    /// Whether the method is deprecated.
+    pub const fn is_deprecated(&self) -> bool {
+        self.deprecated
+    }
+
+    /// The application errors the method declares it may answer with.
+    pub const fn declared_errors(&self) -> &'static [ErrorInfo] {
+        self.errors
+    }
+
+    /// The method's example calls.
+    pub const fn example_list(&self) -> &'static [ExampleInfo] {
+        self.examples
+    }
+
+    /// The function that writes the JSON Schema of the result, when the
+    /// method has a result.
+    #[cfg(feature = "schema")]
+    pub const fn result_schema_fn(&self) -> Option<crate::schema::SchemaFn> {
+        self.result_schema
+    }
+}
+
+/// An application error a method declares: its `code` and `message`.
+///
+/// ```
+/// use rpc_runtime::{ErrorInfo, MethodInfo};
+///
+/// static ADD: MethodInfo = MethodInfo::method("add").errors(&[ErrorInfo::new(-32000, "Overflow")]);
+/// assert_eq!(ADD.declared_errors()[0].code(), -32000);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorInfo {
+    code: i64,
+    message: &'static str,
+}
+
+impl ErrorInfo {
+    /// The error `code` with its `message`.
+    pub const fn new(code: i64, message: &'static str) -> Self {
+        ErrorInfo { code, message }
+    }
+
+    /// The error code.
+    pub const fn code(&self) -> i64 {
+        self.code
+    }
+
+    /// The error message.
+    pub const fn message(&self) -> &'static str {
+        self.message
+    }
+}
+
+/// An example call of a method: its params as sent on the wire and, for a
+/// method, the result it answers with.
+///
+/// ```
+/// use rpc_runtime::ExampleInfo;
+///
+/// let example = ExampleInfo::new("one less", "[42, 23]").result("19");
+/// assert_eq!(example.result_json(), Some("19"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExampleInfo {
+    name: &'static str,
+    params: &'static str,
+    result: Option<&'static str>,
+}
+
+impl ExampleInfo {
+    /// An example named `name` whose params are the JSON text `params`: a
+    /// positional array, or the whole params value of a `#[params]` method.
+    pub const fn new(name: &'static str, params: &'static str) -> Self {
+        ExampleInfo {
+            name,
+            params,
+            result: None,
+        }
+    }
+
+    /// Sets the result the call answers with, as JSON text.
+    pub const fn result(mut self, result: &'static str) -> Self {
+        self.result = Some(result);
+        self
+    }
+
+    /// The example's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The params, as JSON text.
+    pub const fn params_json(&self) -> &'static str {
+        self.params
+    }
+
+    /// The result, as JSON text; `None` for a notification's example.
+    pub const fn result_json(&self) -> Option<&'static str> {
+        self.result
+    }
 }
 
 /// One param of a method.
@@ -276,6 +414,9 @@ pub struct ParamInfo {
     name: &'static str,
     ty: &'static str,
     optional: bool,
+    docs: &'static str,
+    #[cfg(feature = "schema")]
+    schema: Option<crate::schema::SchemaFn>,
 }
 
 impl ParamInfo {
@@ -285,6 +426,9 @@ impl ParamInfo {
             name,
             ty,
             optional: false,
+            docs: "",
+            #[cfg(feature = "schema")]
+            schema: None,
         }
     }
 
@@ -292,6 +436,30 @@ impl ParamInfo {
     pub const fn optional(mut self) -> Self {
         self.optional = true;
         self
+    }
+
+    /// Sets the documentation (the argument's doc comment).
+    pub const fn docs(mut self, docs: &'static str) -> Self {
+        self.docs = docs;
+        self
+    }
+
+    /// Sets the function that writes the param's JSON Schema.
+    #[cfg(feature = "schema")]
+    pub const fn schema(mut self, schema: crate::schema::SchemaFn) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// The argument's doc comment; empty when it has none.
+    pub const fn documentation(&self) -> &'static str {
+        self.docs
+    }
+
+    /// The function that writes the param's JSON Schema.
+    #[cfg(feature = "schema")]
+    pub const fn schema_fn(&self) -> Option<crate::schema::SchemaFn> {
+        self.schema
     }
 
     /// The param's name, as the server expects it in named params.
@@ -308,4 +476,35 @@ impl ParamInfo {
     pub const fn is_optional(&self) -> bool {
         self.optional
     }
+}
+
+/// `info` with the JSON Schema function of `ty` set, when the runtime is
+/// built with its `schema` feature; `info` as it is otherwise.
+///
+/// The macro's expansion calls this rather than naming `schemars` itself: a
+/// `cfg` in generated code would test the features of the user's crate, not
+/// those of the runtime.
+#[cfg(feature = "schema")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_schema {
+    (param $info:expr, $ty:ty) => {
+        $info.schema($crate::__schema_fn!($ty))
+    };
+    (result $info:expr, $ty:ty) => {
+        $info.result_schema($crate::__schema_fn!($ty))
+    };
+    (returns $info:expr, $ty:ty) => {
+        $info.result_schema($crate::__result_schema_fn!($ty))
+    };
+}
+
+/// `info` as it is: the runtime is built without its `schema` feature.
+#[cfg(not(feature = "schema"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_schema {
+    ($which:ident $info:expr, $ty:ty) => {
+        $info
+    };
 }

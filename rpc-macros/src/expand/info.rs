@@ -1,4 +1,10 @@
 //! The static description of the API: `FooService::INFO`.
+//!
+//! Each param and result type goes through the runtime's `__with_schema!`,
+//! which adds the function writing its JSON Schema when the runtime has its
+//! `schema` feature and nothing otherwise: a `cfg` here would test the
+//! features of the user's crate, not the runtime's, and the default build
+//! would have to know `schemars`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -6,7 +12,7 @@ use syn::ext::IdentExt;
 
 use super::{Names, type_string};
 use crate::ast::{Api, Arg, Method, ParamsShape, result_ok_type};
-use crate::attr::{Kind, ParamStyle};
+use crate::attr::{ExampleAttr, Kind, ParamStyle};
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
     let Names { krate, service, .. } = names;
@@ -48,13 +54,14 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
     };
     let aliases = method.aliases();
     let aliases = (!aliases.is_empty()).then(|| quote!(.aliases(&[#(#aliases),*])));
-    let result = match (method.kind(), method.output()) {
-        (Kind::Method, Some(ty)) => {
-            let ty = type_string(result_ok_type(ty).unwrap_or(ty));
-            Some(quote!(.result(#ty)))
-        }
+    let result_type = match (method.kind(), method.output()) {
+        (Kind::Method, Some(ty)) => Some(ty),
         _ => None,
     };
+    let result = result_type.map(|ty| {
+        let name = type_string(result_ok_type(ty).unwrap_or(ty));
+        quote!(.result(#name))
+    });
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(.docs(#docs)));
     let style = (method.param_style == ParamStyle::Named)
@@ -63,9 +70,52 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         .allow_unknown_params
         .then(|| quote!(.allow_unknown_params()));
     let idempotent = method.attr.idempotent.then(|| quote!(.idempotent()));
-    quote! {
-        #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient #idempotent
+    let deprecated = method.deprecated.then(|| quote!(.deprecated()));
+    let errors = &method.attr.errors;
+    let errors = (!errors.is_empty()).then(|| {
+        let errors = errors.iter().map(|error| {
+            let (code, message) = (error.code, &error.message);
+            quote!(#krate::ErrorInfo::new(#code, #message))
+        });
+        quote!(.errors(&[#(#errors),*]))
+    });
+    let examples = &method.attr.examples;
+    let examples = (!examples.is_empty()).then(|| {
+        let examples = examples
+            .iter()
+            .enumerate()
+            .map(|(index, example)| example_info(method, index, example, krate));
+        quote!(.examples(&[#(#examples),*]))
+    });
+    let info = quote! {
+        #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient
+            #idempotent #deprecated #errors #examples
+    };
+    // Through an alias, the `Ok` type is found by the runtime: naming it
+    // here would report a return type that is no `Result` once more.
+    match result_type.map(|ty| (ty, result_ok_type(ty))) {
+        Some((_, Some(ok))) => quote!(#krate::__with_schema!(result #info, #ok)),
+        Some((ty, None)) => quote!(#krate::__with_schema!(returns #info, #ty)),
+        None => info,
     }
+}
+
+fn example_info(
+    method: &Method,
+    index: usize,
+    example: &ExampleAttr,
+    krate: &syn::Path,
+) -> TokenStream {
+    let name = example
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{} example {}", method.name, index + 1));
+    let params = &example.params;
+    let result = example
+        .result
+        .as_ref()
+        .map(|result| quote!(.result(#result)));
+    quote!(#krate::ExampleInfo::new(#name, #params) #result)
 }
 
 fn param_info(arg: &Arg, krate: &syn::Path) -> TokenStream {
@@ -76,5 +126,10 @@ fn param_info(arg: &Arg, krate: &syn::Path) -> TokenStream {
         .unwrap_or_default();
     let ty = type_string(&arg.ty);
     let optional = arg.is_optional().then(|| quote!(.optional()));
-    quote!(#krate::ParamInfo::new(#name, #ty) #optional)
+    let docs = (!arg.docs.is_empty()).then(|| {
+        let docs = &arg.docs;
+        quote!(.docs(#docs))
+    });
+    let rust_ty = &arg.ty;
+    quote!(#krate::__with_schema!(param #krate::ParamInfo::new(#name, #ty) #optional #docs, #rust_ty))
 }

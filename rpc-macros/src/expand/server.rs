@@ -91,6 +91,9 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
             }
         }
 
+        // Serving a `#[deprecated]` method is no use of it: the warning is
+        // for callers of the trait, not for the dispatch the macro writes.
+        #[allow(deprecated)]
         impl<#s: #trait_ident> #krate::RpcService for #service<#s> {
             fn info(&self) -> &'static #krate::ServiceInfo {
                 #service::<()>::INFO

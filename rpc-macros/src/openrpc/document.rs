@@ -97,7 +97,12 @@ fn method(
         }
     };
     let params = params(doc, method, at)?;
-    let args = args(name, &params, style == Some("named"), types);
+    // typed-rpc's own documents mark a param that is the whole `params`
+    // value (`#[params] values: Vec<i64>`), which OpenRPC has no word for.
+    let args = match (method.get("x-params-whole"), params.as_slice()) {
+        (Some(Value::Bool(true)), [whole]) => whole_arg(name, whole, types),
+        _ => args(name, &params, style == Some("named"), types),
+    };
     let fn_ident = names::ident(&fns.claim(names::snake(name, "call")));
     let style = style.map(|s| quote!(, param_style = #s));
     let mut docs = doc_attrs(method);
@@ -164,6 +169,17 @@ fn params(doc: &Value, method: &Map<String, Value>, at: &str) -> Result<Vec<Desc
     }
 }
 
+/// The one `#[params]` argument that takes the whole `params` value.
+fn whole_arg(method: &str, whole: &Descriptor, types: &mut Types) -> Vec<TokenStream> {
+    let ident = names::ident(&names::snake(&whole.name, "params"));
+    let ty = types.rust_type(
+        &whole.schema,
+        &format!("{method} {}", whole.name),
+        &whole.at,
+    );
+    vec![quote!(#[params] #ident: #ty)]
+}
+
 /// The Rust arguments of a method's params. By name, each argument is named
 /// as its param (the wire name is the argument's name); when a name cannot
 /// be an identifier, the params become one `#[params]` struct whose fields
@@ -207,6 +223,24 @@ mod tests {
 
     fn expand(doc: Value) -> Result<String, Vec<String>> {
         api(&doc).map(|api| api.items.to_string())
+    }
+
+    #[test]
+    fn a_param_marked_as_the_whole_params_value_is_a_params_argument() {
+        let out = expand(json!({
+            "openrpc": "1.3.2", "info": {"title": "calc", "version": "1"},
+            "methods": [{"name": "sum", "paramStructure": "by-position", "x-params-whole": true,
+                 "params": [{"name": "values", "required": true,
+                             "schema": {"type": "array", "items": {"type": "integer"}}}],
+                 "result": {"name": "result", "schema": {"type": "integer"}}}]
+        }))
+        .unwrap();
+        assert!(
+            out.contains(
+                "async fn sum (& self , # [params] values : :: std :: vec :: Vec < i64 >)"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

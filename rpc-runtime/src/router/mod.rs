@@ -8,6 +8,8 @@
 //! nothing else is disturbed.
 
 mod batch;
+#[cfg(feature = "schema")]
+mod discover;
 mod guard;
 
 use std::collections::HashMap;
@@ -65,6 +67,8 @@ struct Inner {
     /// which is asked directly.
     routes: HashMap<&'static str, usize>,
     settings: Settings,
+    #[cfg(feature = "schema")]
+    discover: Option<discover::Discover>,
 }
 
 /// The limits a router enforces, as the builder sets them.
@@ -107,6 +111,8 @@ impl Router {
                 services,
                 routes,
                 settings,
+                #[cfg(feature = "schema")]
+                discover: None,
             }),
         }
     }
@@ -116,6 +122,8 @@ impl Router {
         RouterBuilder {
             services: Vec::new(),
             settings: Settings::default(),
+            #[cfg(feature = "schema")]
+            discover: None,
         }
     }
 
@@ -274,6 +282,10 @@ impl Router {
         slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
+        #[cfg(feature = "schema")]
+        if let Some(reply) = discover::answer(&self.inner, request) {
+            return Some(Poll::Ready(reply));
+        }
         let call = Call::new(request.params(), request.id(), context);
         let services = &self.inner.services;
         let service = match services.as_slice() {
@@ -345,6 +357,8 @@ impl fmt::Debug for Router {
 pub struct RouterBuilder {
     services: Vec<Box<dyn RpcService>>,
     settings: Settings,
+    #[cfg(feature = "schema")]
+    discover: Option<discover::DiscoverInfo>,
 }
 
 impl RouterBuilder {
@@ -395,7 +409,10 @@ impl RouterBuilder {
             // A single service is asked directly; the table would go unused.
             routes.clear();
         }
-        Ok(Router::from_parts(self.services, routes, self.settings))
+        let router = Router::from_parts(self.services, routes, self.settings);
+        #[cfg(feature = "schema")]
+        let router = discover::install(router, self.discover);
+        Ok(router)
     }
 }
 

@@ -1,0 +1,172 @@
+//! The documents checked by the OpenRPC project's tools, run with Node.js
+//! from the packages pinned in `tests/schema/npm` (installed by `npm ci`
+//! into the target directory when missing or stale).
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use typed_rpc::Router;
+use typed_rpc::transport::Server;
+
+use super::calculator_api::{Calc, Calculator as _};
+use super::{calculator_document, catalog};
+
+const INSTALL: Duration = Duration::from_secs(300);
+const RUN: Duration = Duration::from_secs(120);
+
+/// Methods test-coverage cannot call as the server expects: `sum` binds the
+/// whole `params` array, which OpenRPC cannot say, so test-coverage would
+/// send `[[1, 2, 4]]` for `[1, 2, 4]`.
+const NOT_EXPRESSIBLE: &[&str] = &["sum"];
+
+fn ours() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema/npm")
+}
+
+/// `<target>/tmp/schema-npm`, with the pinned packages installed.
+fn installed() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schema-npm");
+    std::fs::create_dir_all(&dir).expect("the npm directory");
+    for file in [
+        "package.json",
+        "package-lock.json",
+        "validate.js",
+        "coverage.js",
+    ] {
+        std::fs::copy(ours().join(file), dir.join(file)).expect("copying the npm files");
+    }
+    let lock = std::fs::read(ours().join("package-lock.json")).expect("the lock file");
+    let stamp = dir.join("installed-from.json");
+    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
+        return dir;
+    }
+    let mut npm = Command::new("npm");
+    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+        .current_dir(&dir);
+    let (ok, out) = bounded(npm, INSTALL);
+    assert!(
+        ok,
+        "npm ci failed (Node.js and npm must be on PATH):\n{out}"
+    );
+    std::fs::write(&stamp, lock).expect("the install stamp");
+    dir
+}
+
+/// Runs `command` to its end, or kills it at `limit`: whether it succeeded,
+/// and what it printed.
+fn bounded(mut command: Command, limit: Duration) -> (bool, String) {
+    let shown = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{shown}: {err}"));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting") {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut out = String::new();
+    child.stdout.take().map(|mut s| s.read_to_string(&mut out));
+    child.stderr.take().map(|mut s| s.read_to_string(&mut out));
+    match status {
+        Some(status) => (status.success(), out),
+        None => (false, format!("{shown} ran longer than {limit:?}\n{out}")),
+    }
+}
+
+fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(document).unwrap()).expect("a document");
+    path
+}
+
+#[test]
+fn schema_utils_finds_the_documents_valid() {
+    let dir = installed();
+    let calculator = write(&dir, "calculator.json", &calculator_document());
+    let catalog = write(&dir, "catalog.json", &catalog::document());
+    let mut node = Command::new("node");
+    node.arg("validate.js")
+        .arg(&calculator)
+        .arg(&catalog)
+        .current_dir(&dir);
+    let (ok, out) = bounded(node, RUN);
+    assert!(ok, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("valid ")).count(),
+        2,
+        "{out}"
+    );
+}
+
+#[test]
+fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
+    let dir = installed();
+    let mut no_params = calculator_document();
+    no_params["methods"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("params");
+    let mut dangling = catalog::document();
+    dangling["components"]["schemas"]
+        .as_object_mut()
+        .unwrap()
+        .remove("Price");
+    let no_params = write(&dir, "no-params.json", &no_params);
+    let dangling = write(&dir, "dangling.json", &dangling);
+    let mut node = Command::new("node");
+    node.arg("validate.js")
+        .arg(&no_params)
+        .arg(&dangling)
+        .current_dir(&dir);
+    let (ok, out) = bounded(node, RUN);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("invalid") && out.contains("no-params.json"),
+        "{out}"
+    );
+    assert!(
+        out.contains("unresolved $ref") && out.contains("#/components/schemas/Price"),
+        "{out}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test_coverage_calls_every_example_and_the_calculator_keeps_its_promises() {
+    let dir = installed();
+    let document = write(&dir, "calculator.json", &calculator_document());
+    let router = Router::new(Calc::default().into_service());
+    let server = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", server.local_addr().unwrap());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut node = Command::new("node");
+        node.arg("coverage.js")
+            .arg(&document)
+            .arg(&url)
+            .args(NOT_EXPRESSIBLE)
+            .current_dir(&dir);
+        bounded(node, RUN)
+    })
+    .await
+    .unwrap();
+    server.shutdown().await;
+    let (ok, out) = out;
+    assert!(ok, "{out}");
+    let passed: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("pass "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert_eq!(passed, ["subtract", "add", "get_data", "total"], "{out}");
+}
