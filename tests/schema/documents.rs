@@ -49,18 +49,18 @@ fn the_calculator_document_lists_every_method_in_order_under_the_given_info() {
 #[test]
 fn a_method_has_its_params_result_docs_errors_and_examples() {
     let document = calculator_document();
-    let int = json!({"type": "integer", "format": "int64"});
+    let number = json!({"type": "number"});
     assert_eq!(
         method(&document, "add"),
         &json!({
             "name": "add",
             "summary": "Adds `a` and `b`; fails with `-32000` on overflow.",
             "params": [
-                {"name": "a", "schema": int, "required": true},
-                {"name": "b", "schema": int, "required": true},
+                {"name": "a", "schema": number, "required": true},
+                {"name": "b", "schema": number, "required": true},
             ],
             "paramStructure": "either",
-            "result": {"name": "result", "schema": int},
+            "result": {"name": "result", "schema": number},
             "errors": [{"code": -32000, "message": "Overflow"}],
             "examples": [{
                 "name": "add example 1",

@@ -36,8 +36,10 @@ fn the_committed_document_is_what_the_trait_produces_now() {
 async fn a_client_generated_from_the_document_calls_the_calculator() {
     let server = Router::new(Calc::default().into_service());
     let client = generated::CalculatorClient::new(InProcess::new(server));
-    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
-    assert_eq!(client.add(1, 2).await.unwrap(), 3);
+    // The calculator takes any JSON number, so the document says `number`
+    // and the generated client sends and reads `f64`s.
+    assert_eq!(client.subtract(42.0, 23.0).await.unwrap(), 19.0);
+    assert_eq!(client.add(0.25, 0.5).await.unwrap(), 0.75);
     assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
     let data = client.get_data().await.unwrap();
     assert_eq!(
@@ -48,6 +50,7 @@ async fn a_client_generated_from_the_document_calls_the_calculator() {
     client.notify_sum(vec![3]).await.unwrap();
     client.notify_hello(1).await.unwrap();
     assert_eq!(client.total().await.unwrap(), 33);
-    let overflow = client.add(i64::MAX, 1).await.unwrap_err();
+    // A sum past what a double holds is the documented `-32000`.
+    let overflow = client.add(f64::MAX, f64::MAX).await.unwrap_err();
     assert_eq!(overflow.rpc_error().map(ErrorObject::code), Some(-32000));
 }

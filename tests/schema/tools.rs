@@ -5,6 +5,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use typed_rpc::Router;
@@ -25,8 +26,15 @@ fn ours() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema/npm")
 }
 
-/// `<target>/tmp/schema-npm`, with the pinned packages installed.
+/// `<target>/tmp/schema-npm`, with the pinned packages installed once for
+/// this test binary: its tests run in parallel, and two `npm ci` in one
+/// folder would delete each other's packages.
 fn installed() -> PathBuf {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(install).clone()
+}
+
+fn install() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schema-npm");
     std::fs::create_dir_all(&dir).expect("the npm directory");
     for file in [
