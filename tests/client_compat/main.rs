@@ -40,7 +40,10 @@ struct LegacyServer {
 
 impl LegacyServer {
     async fn start() -> LegacyServer {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/client_compat/legacy_server.py");
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/client_compat/legacy_server.py"
+        );
         let mut child = Command::new("python3")
             .arg(script)
             .stdout(Stdio::piped())

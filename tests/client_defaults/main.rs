@@ -80,14 +80,23 @@ async fn an_http_call_longer_than_its_timeout_fails_with_a_timeout() {
         .unwrap();
     assert_timed_out(client.call::<u64>("sleep", sleep_for(SHORT * 10)).await);
     // A call that fits is answered on the same client.
-    assert_eq!(client.call::<u64>("sleep", sleep_for(Duration::ZERO)).await.unwrap(), 0);
+    assert_eq!(
+        client
+            .call::<u64>("sleep", sleep_for(Duration::ZERO))
+            .await
+            .unwrap(),
+        0
+    );
     let _ = handle.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_websocket_call_times_out_by_default_and_as_configured() {
     let (handle, addr) = http_server().await;
-    let connection = WsConnector::new().connect(&format!("ws://{addr}/")).await.unwrap();
+    let connection = WsConnector::new()
+        .connect(&format!("ws://{addr}/"))
+        .await
+        .unwrap();
     assert_eq!(connection.timeout(), Some(DEFAULT_CALL_TIMEOUT));
     let hasty = connection.clone().with_timeout(SHORT);
     assert_timed_out(hasty.call::<u64>("sleep", sleep_for(SHORT * 10)).await);
@@ -97,7 +106,10 @@ async fn a_websocket_call_times_out_by_default_and_as_configured() {
 
 #[tokio::test]
 async fn a_tcp_call_longer_than_its_timeout_fails_with_a_timeout() {
-    let handle = server().serve_tcp("127.0.0.1:0", Framing::Lines).await.unwrap();
+    let handle = server()
+        .serve_tcp("127.0.0.1:0", Framing::Lines)
+        .await
+        .unwrap();
     let connection = StreamConnector::new(Framing::Lines)
         .connect_tcp(handle.local_addr().unwrap())
         .await
@@ -111,9 +123,18 @@ async fn a_tcp_call_longer_than_its_timeout_fails_with_a_timeout() {
 async fn transport_kinds_display_as_their_names() {
     let (handle, addr) = http_server().await;
     let http = HttpClient::new(&format!("http://{addr}/")).unwrap();
-    assert_eq!(http.call::<String>("transport", None).await.unwrap(), "http");
-    let ws = WsConnector::new().connect(&format!("ws://{addr}/")).await.unwrap();
-    assert_eq!(ws.call::<String>("transport", None).await.unwrap(), "websocket");
+    assert_eq!(
+        http.call::<String>("transport", None).await.unwrap(),
+        "http"
+    );
+    let ws = WsConnector::new()
+        .connect(&format!("ws://{addr}/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        ws.call::<String>("transport", None).await.unwrap(),
+        "websocket"
+    );
     let _ = handle.shutdown().await;
     let names: Vec<String> = [
         TransportKind::InProcess,

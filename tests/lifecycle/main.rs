@@ -70,7 +70,12 @@ async fn one_shutdown_drains_and_closes_http_websocket_and_tcp_together() {
     })));
     let group = ServerGroup::new()
         .with(server.serve_http("127.0.0.1:0").await.unwrap())
-        .with(server.serve_tcp("127.0.0.1:0", Framing::Lines).await.unwrap());
+        .with(
+            server
+                .serve_tcp("127.0.0.1:0", Framing::Lines)
+                .await
+                .unwrap(),
+        );
     let addrs: Vec<SocketAddr> = group.local_addrs().collect();
     let (http_addr, tcp_addr) = (addrs[0], addrs[1]);
     let http_url = format!("http://{http_addr}/");
@@ -125,8 +130,14 @@ async fn one_shutdown_drains_and_closes_http_websocket_and_tcp_together() {
         answers.push(call.await.unwrap().expect("the call in flight is answered"));
     }
     assert_eq!(answers, ["http", "ws", "tcp"]);
-    let in_time = tokio::time::timeout(PATIENCE, shutdown).await.unwrap().unwrap();
-    assert!(in_time, "every listener finished within its shutdown timeout");
+    let in_time = tokio::time::timeout(PATIENCE, shutdown)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        in_time,
+        "every listener finished within its shutdown timeout"
+    );
 }
 
 #[tokio::test]

@@ -107,6 +107,8 @@ impl<'a> Response<'a> {
     }
 }
 
+// Used by the HTTP client's 1.0 mode.
+#[cfg(feature = "http")]
 impl<'de> Response<'de> {
     /// Reads a response of JSON-RPC 2.0 or 1.0: as the [`Deserialize`]
     /// impl does, except that the `jsonrpc` member may be anything or
@@ -124,8 +126,9 @@ impl<'de> Response<'de> {
     pub(crate) fn to_2_0_text(&self) -> String {
         match (&self.outcome, self.id) {
             (Ok(result), Some(id)) => success(id, result),
-            (Ok(result), None) => envelope(br#"{"jsonrpc":"2.0","result":"#, result, None)
-                .unwrap_or_default(),
+            (Ok(result), None) => {
+                envelope(br#"{"jsonrpc":"2.0","result":"#, result, None).unwrap_or_default()
+            }
             (Err(error), id) => failure(id, error),
         }
     }
@@ -145,6 +148,7 @@ enum VersionRule {
     /// `"2.0"`, and nothing else.
     Require2,
     /// Any, or none.
+    #[cfg(feature = "http")]
     Any,
 }
 

@@ -15,9 +15,9 @@ use super::{
     CloseOnDrop, Connection, DirectReply, FIRST_ID, Inbound, MessageReader, MessageWriter, Shared,
     ViaWriter,
 };
-use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::transport::sync::rare_events::Rare;
 use crate::transport::sync::{in_order, lock};
+use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::{Context, Router};
 
 /// The timers of a server-side connection (see [`Setup`]); none for a

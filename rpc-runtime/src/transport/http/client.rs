@@ -17,11 +17,11 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use super::read_body::{BodyError, read_whole};
 use super::version_1;
 use crate::Response;
-use crate::transport::DEFAULT_CALL_TIMEOUT;
 use crate::client::{
     Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,
     Transport, TransportError, TransportErrorKind,
 };
+use crate::transport::DEFAULT_CALL_TIMEOUT;
 
 /// The most of an error response's body kept in [`HttpError::body`].
 const ERROR_BODY_LIMIT: usize = 1024;

@@ -60,8 +60,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","result":[1, 2],"id":7}"#
         );
         assert_eq!(
-            reply_as_2_0(r#"{"result":null,"error":{"code":-1,"message":"no"},"id":"7"}"#)
-                .unwrap(),
+            reply_as_2_0(r#"{"result":null,"error":{"code":-1,"message":"no"},"id":"7"}"#).unwrap(),
             r#"{"jsonrpc":"2.0","error":{"code":-1,"message":"no"},"id":"7"}"#
         );
         assert_eq!(

@@ -135,7 +135,11 @@ impl Server {
                 REFUSAL,
                 move |stream, peer| serve_connection(builder.clone(), stream, peer, shared.clone()),
             );
-            Ok(ServerHandle::new(Some(local_addr), lifecycle, shutdown_wait))
+            Ok(ServerHandle::new(
+                Some(local_addr),
+                lifecycle,
+                shutdown_wait,
+            ))
         }
     }
 }
