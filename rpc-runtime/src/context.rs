@@ -2,6 +2,7 @@
 //! peer's address, the HTTP headers (`http` feature), and a handle to its
 //! connection.
 
+use std::fmt;
 use std::net::SocketAddr;
 
 /// The transport a request arrived on.
@@ -22,6 +23,28 @@ pub enum TransportKind {
     Stdio,
     /// Another byte stream (a child process's pipes, a Unix socket, ...).
     Stream,
+}
+
+impl fmt::Display for TransportKind {
+    /// The transport's name as a log line would spell it: `in-process`,
+    /// `http`, `websocket`, `tcp`, `stdio` or `stream`.
+    ///
+    /// ```
+    /// use rpc_runtime::TransportKind;
+    ///
+    /// assert_eq!(TransportKind::WebSocket.to_string(), "websocket");
+    /// assert_eq!(format!("served over {}", TransportKind::Tcp), "served over tcp");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TransportKind::InProcess => "in-process",
+            TransportKind::Http => "http",
+            TransportKind::WebSocket => "websocket",
+            TransportKind::Tcp => "tcp",
+            TransportKind::Stdio => "stdio",
+            TransportKind::Stream => "stream",
+        })
+    }
 }
 
 /// Per-request information for handlers that ask for it with a `#[context]`

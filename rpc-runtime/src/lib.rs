@@ -41,6 +41,12 @@ pub mod wire;
 #[doc(hidden)]
 pub mod __private;
 
+/// The `http` crate, for the types of [`Context::headers`] and of the HTTP
+/// client's settings (`http::HeaderMap`, `http::header::AUTHORIZATION`)
+/// without a dependency of one's own.
+#[cfg(feature = "http")]
+pub use http;
+
 pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};

@@ -86,16 +86,88 @@ pub trait DecodeParams: Sized {
 pub struct Whole<T>(pub T);
 
 impl<T: DeserializeOwned> DecodeParams for Whole<T> {
+    /// Members that `T` has no field for are refused, however deep, unless
+    /// the method [allows unknown params](MethodInfo::allows_unknown_params):
+    /// the user's struct needs no `#[serde(deny_unknown_fields)]`.
     fn decode(params: Option<&RawValue>, method: &'static MethodInfo) -> Result<Self, ErrorObject> {
+        let param = || method.param_list().first().map(|p| p.name());
+        let mut unknown = None;
         let decoded = match params {
-            Some(raw) => serde_json::from_str(raw.get()).map_err(|err| serde_reason(&err)),
-            None => T::deserialize(Missing).map_err(|_| "missing params".to_owned()),
+            Some(raw) if method.allows_unknown_params() => serde_json::from_str(raw.get()),
+            Some(raw) => {
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                // Only the first is reported, as serde reports one error.
+                serde_ignored::deserialize(&mut de, |path| {
+                    unknown.get_or_insert_with(|| Unknown::at(&path));
+                })
+            }
+            None => T::deserialize(Missing).map_err(|_| de::Error::custom("missing params")),
         };
-        decoded.map(Whole).map_err(|reason| {
-            let param = method.param_list().first().map(|p| p.name());
-            let path = params.and_then(|raw| whole_path::<T>(raw));
-            invalid_params(param, None, path.as_deref(), &reason)
-        })
+        match (decoded, unknown) {
+            (Ok(decoded), None) => Ok(Whole(decoded)),
+            (Ok(_), Some(unknown)) => Err(unknown.into_error(param())),
+            (Err(err), _) => {
+                let reason = match params {
+                    Some(_) => serde_reason(&err),
+                    None => "missing params".to_owned(),
+                };
+                let path = params.and_then(|raw| whole_path::<T>(raw));
+                Err(invalid_params(param(), None, path.as_deref(), &reason))
+            }
+        }
+    }
+}
+
+/// A member of a `#[params]` value that its type has no place for.
+struct Unknown {
+    /// Its JSON pointer into the params.
+    pointer: String,
+    /// Its name; `None` for an element of an array.
+    name: Option<String>,
+}
+
+impl Unknown {
+    #[cold]
+    fn at(path: &serde_ignored::Path<'_>) -> Unknown {
+        let mut pointer = String::new();
+        push_ignored_path(&mut pointer, path);
+        let name = match path {
+            serde_ignored::Path::Map { key, .. } => Some(key.clone()),
+            _ => None,
+        };
+        Unknown { pointer, name }
+    }
+
+    #[cold]
+    fn into_error(self, param: Option<&str>) -> ErrorObject {
+        let reason = match &self.name {
+            Some(name) => format!("unknown field `{name}`"),
+            None => "unexpected element".to_owned(),
+        };
+        let path = Some(self.pointer).filter(|pointer| !pointer.is_empty());
+        invalid_params(param, None, path.as_deref(), &reason)
+    }
+}
+
+/// Appends the reference tokens of `path`, root first, to `pointer`.
+fn push_ignored_path(pointer: &mut String, path: &serde_ignored::Path<'_>) {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => {}
+        Path::Seq { parent, index } => {
+            push_ignored_path(pointer, parent);
+            push_token(pointer, &index.to_string());
+        }
+        Path::Map { parent, key } => {
+            push_ignored_path(pointer, parent);
+            push_token(pointer, key);
+        }
+        // Wrappers that add no level to the JSON.
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => {
+            push_ignored_path(pointer, parent);
+        }
     }
 }
 

@@ -10,7 +10,9 @@
 //! | `ws` | WebSocket upgrades on the port of [`Server::serve_http`] (and of [`HttpService`]), see [`ws`] | [`WsConnector`] |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
-//! through its [`ServerHandle`].
+//! through its [`ServerHandle`]; a [`ServerGroup`] shuts several down as one.
+
+use std::time::Duration;
 
 #[cfg(feature = "duplex")]
 mod connection;
@@ -27,9 +29,18 @@ pub mod ws;
 #[cfg(feature = "duplex")]
 pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
 pub use limits::Limits;
-pub use server::{Server, ServerHandle};
+pub use server::{Server, ServerGroup, ServerHandle};
 
 #[cfg(feature = "http")]
 pub use self::http::{HttpClient, HttpService};
 #[cfg(feature = "ws")]
 pub use self::ws::WsConnector;
+
+/// How long a client call waits for its reply unless told otherwise: on
+/// [`HttpClient`] (see [`HttpClientBuilder::timeout`](http::HttpClientBuilder::timeout))
+/// and on every [`Connection`] handle, WebSocket and streams alike (see
+/// [`Connection::with_timeout`]). Both take `None` for no timeout at all.
+///
+/// Thirty seconds: long past what a healthy server takes to answer, short
+/// enough that a call to a server that went away does not hang its caller.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);

@@ -67,6 +67,21 @@ fn envelope<T: Serialize + ?Sized>(
 ///     r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}"#,
 /// ).unwrap();
 /// assert_eq!(response.result().unwrap_err().code(), -32601);
+///
+/// // The member a server does not use may be `null`, as many servers send it.
+/// let response: Response = serde_json::from_str(r#"{"jsonrpc":"2.0","result":1,"error":null,"id":1}"#).unwrap();
+/// assert_eq!(response.result().unwrap().get(), "1");
+/// let response: Response = serde_json::from_str(
+///     r#"{"jsonrpc":"2.0","result":null,"error":{"code":-32000,"message":"Busy"},"id":1}"#,
+/// ).unwrap();
+/// assert_eq!(response.result().unwrap_err().code(), -32000);
+///
+/// // Both, or neither, or another version, are not a response.
+/// assert!(serde_json::from_str::<Response>(
+///     r#"{"jsonrpc":"2.0","result":1,"error":{"code":-32000,"message":"Busy"},"id":1}"#,
+/// ).is_err());
+/// assert!(serde_json::from_str::<Response>(r#"{"jsonrpc":"2.0","error":null,"id":1}"#).is_err());
+/// assert!(serde_json::from_str::<Response>(r#"{"result":1,"error":null,"id":1}"#).is_err());
 /// ```
 #[derive(Debug)]
 pub struct Response<'a> {
@@ -92,13 +107,54 @@ impl<'a> Response<'a> {
     }
 }
 
-impl<'de> Deserialize<'de> for Response<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(ResponseVisitor)
+// Used by the HTTP client's 1.0 mode.
+#[cfg(feature = "http")]
+impl<'de> Response<'de> {
+    /// Reads a response of JSON-RPC 2.0 or 1.0: as the [`Deserialize`]
+    /// impl does, except that the `jsonrpc` member may be anything or
+    /// absent (1.0 has none).
+    pub(crate) fn from_any_version(text: &'de str) -> serde_json::Result<Self> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let response = deserializer.deserialize_map(ResponseVisitor {
+            version: VersionRule::Any,
+        })?;
+        deserializer.end()?;
+        Ok(response)
+    }
+
+    /// The response as JSON-RPC 2.0 text, whichever version it was read as.
+    pub(crate) fn to_2_0_text(&self) -> String {
+        match (&self.outcome, self.id) {
+            (Ok(result), Some(id)) => success(id, result),
+            (Ok(result), None) => {
+                envelope(br#"{"jsonrpc":"2.0","result":"#, result, None).unwrap_or_default()
+            }
+            (Err(error), id) => failure(id, error),
+        }
     }
 }
 
-struct ResponseVisitor;
+impl<'de> Deserialize<'de> for Response<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ResponseVisitor {
+            version: VersionRule::Require2,
+        })
+    }
+}
+
+/// Which `jsonrpc` members a response may have.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VersionRule {
+    /// `"2.0"`, and nothing else.
+    Require2,
+    /// Any, or none.
+    #[cfg(feature = "http")]
+    Any,
+}
+
+struct ResponseVisitor {
+    version: VersionRule,
+}
 
 impl<'de> Visitor<'de> for ResponseVisitor {
     type Value = Response<'de>;
@@ -110,20 +166,23 @@ impl<'de> Visitor<'de> for ResponseVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut version: Option<&'de RawValue> = None;
         let mut result: Option<&'de RawValue> = None;
+        // `"error": null` is as good as no `error` member.
         let mut error: Option<ErrorObject> = None;
         let mut id: Option<&'de RawValue> = None;
         while let Some(key) = map.next_key::<Member>()? {
             match key {
                 Member::Version => version = Some(map.next_value()?),
                 Member::Result => result = Some(map.next_value()?),
-                Member::Error => error = Some(map.next_value()?),
+                Member::Error => error = map.next_value()?,
                 Member::Id => id = Some(map.next_value()?),
                 Member::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        if !version.is_some_and(super::request::is_version_2) {
+        if self.version == VersionRule::Require2
+            && !version.is_some_and(super::request::is_version_2)
+        {
             return Err(de::Error::custom("`jsonrpc` is not \"2.0\""));
         }
         let id = match id {
@@ -131,9 +190,12 @@ impl<'de> Visitor<'de> for ResponseVisitor {
                 .ok_or_else(|| de::Error::custom("`id` is not a string, a number or null"))?,
             None => return Err(de::Error::missing_field("id")),
         };
+        // Many servers send the member they do not use as `null` (JSON-RPC
+        // 1.0 requires it): a `null` beside the other member is absence.
         let outcome = match (result, error) {
             (Some(result), None) => Ok(result),
             (None, Some(error)) => Err(error),
+            (Some(result), Some(error)) if result.get() == "null" => Err(error),
             (Some(_), Some(_)) => {
                 return Err(de::Error::custom(
                     "a response has both `result` and `error`",

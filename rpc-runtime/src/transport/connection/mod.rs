@@ -103,10 +103,17 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     /// A handle whose calls fail with a timeout error when no reply comes
-    /// within `timeout`.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+    /// within `timeout`; `None` waits as long as the peer takes. Every
+    /// handle starts with [`DEFAULT_CALL_TIMEOUT`](crate::transport::DEFAULT_CALL_TIMEOUT)
+    /// (30 s).
+    pub fn with_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = timeout.into();
         self
+    }
+
+    /// How long a call on this handle waits for its reply, if it is bounded.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// Starts closing the connection: replies to requests in flight are still

@@ -15,9 +15,9 @@ use super::{
     CloseOnDrop, Connection, DirectReply, FIRST_ID, Inbound, MessageReader, MessageWriter, Shared,
     ViaWriter,
 };
-use crate::transport::Limits;
 use crate::transport::sync::rare_events::Rare;
 use crate::transport::sync::{in_order, lock};
+use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::{Context, Router};
 
 /// The timers of a server-side connection (see [`Setup`]); none for a
@@ -153,13 +153,13 @@ where
     let handler_side = Connection {
         shared: shared.clone(),
         _owner: None,
-        timeout: None,
+        timeout: Some(DEFAULT_CALL_TIMEOUT),
     };
     let owner = owned.then(|| Arc::new(CloseOnDrop(shared.closing.clone())));
     let handle = Connection {
         shared: shared.clone(),
         _owner: owner,
-        timeout: None,
+        timeout: Some(DEFAULT_CALL_TIMEOUT),
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {

@@ -15,11 +15,13 @@ use hyper_util::client::legacy::{self, connect::HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use super::read_body::{BodyError, read_whole};
+use super::version_1;
 use crate::Response;
 use crate::client::{
     Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,
     Transport, TransportError, TransportErrorKind,
 };
+use crate::transport::DEFAULT_CALL_TIMEOUT;
 
 /// The most of an error response's body kept in [`HttpError::body`].
 const ERROR_BODY_LIMIT: usize = 1024;
@@ -77,6 +79,8 @@ struct Inner {
     retry: Option<RetryPolicy>,
     max_response_size: usize,
     next_id: AtomicU64,
+    /// Speaks JSON-RPC 1.0 rather than 2.0.
+    version_1: bool,
 }
 
 impl fmt::Debug for HttpClient {
@@ -89,13 +93,16 @@ impl fmt::Debug for HttpClient {
             .field("timeout", &inner.timeout)
             .field("retry", &inner.retry)
             .field("max_response_size", &inner.max_response_size)
+            .field("version_1", &inner.version_1)
             .finish()
     }
 }
 
 impl HttpClient {
     /// A client of the server at `url` (`http://host:port/path`), with
-    /// default settings: no timeout, no retries.
+    /// default settings: calls time out after
+    /// [`DEFAULT_CALL_TIMEOUT`](crate::transport::DEFAULT_CALL_TIMEOUT)
+    /// (30 s), no retries.
     ///
     /// ```
     /// use rpc_runtime::transport::http::HttpClient;
@@ -128,15 +135,22 @@ impl HttpClient {
             uri: parse_url(url),
             headers: HeaderMap::new(),
             error: None,
-            timeout: None,
+            timeout: Some(DEFAULT_CALL_TIMEOUT),
             retry: None,
             max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
+            version_1: false,
         }
     }
 
     /// The URL calls are sent to.
     pub fn url(&self) -> &Uri {
         &self.inner.uri
+    }
+
+    /// How long a call waits for its reply, if it is bounded (see
+    /// [`HttpClientBuilder::timeout`]).
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.timeout
     }
 
     /// `POST`s `body` once and returns the body of a 2xx response.
@@ -178,6 +192,15 @@ impl HttpClient {
         }
     }
 
+    /// The text of `request` in the protocol version the client speaks.
+    fn request_text(&self, request: &OutgoingRequest<'_>, id: Option<u64>) -> String {
+        if self.inner.version_1 {
+            version_1::request_text(request, id)
+        } else {
+            request.to_text(id)
+        }
+    }
+
     /// Runs `attempt` until it succeeds, or fails in a way the retry policy
     /// does not retry. Calls not marked idempotent are attempted once.
     async fn with_retries<T, F, Fut>(
@@ -210,10 +233,14 @@ impl HttpClient {
 impl Transport for HttpClient {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = Bytes::from(request.to_text(Some(id)));
+        let body = Bytes::from(self.request_text(&request, Some(id)));
         let reply = self
             .with_retries(request.is_idempotent(), || self.post(body.clone()))
             .await?;
+        if self.inner.version_1 {
+            let text = version_1::reply_as_2_0(&into_text(reply)?).map_err(invalid_reply)?;
+            return reply_to(Bytes::from(text), id);
+        }
         reply_to(reply, id)
     }
 
@@ -221,19 +248,30 @@ impl Transport for HttpClient {
         &self,
         notification: OutgoingRequest<'_>,
     ) -> Result<(), ClientError> {
-        let body = Bytes::from(notification.to_text(None));
+        let body = Bytes::from(self.request_text(&notification, None));
         let reply = self
             .with_retries(notification.is_idempotent(), || self.post(body.clone()))
             .await?;
         // Nothing is expected back; a server that answers anyway with an
         // error object (it could not read the message) is heard.
-        match serde_json::from_slice::<Response<'_>>(&reply) {
+        let response = match std::str::from_utf8(&reply) {
+            Ok(text) if self.inner.version_1 => Response::from_any_version(text),
+            Ok(text) => serde_json::from_str::<Response<'_>>(text),
+            Err(_) => return Ok(()),
+        };
+        match response {
             Ok(response) => response.into_result().map(drop).map_err(ClientError::Rpc),
             Err(_) => Ok(()),
         }
     }
 
     async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {
+        if self.inner.version_1 {
+            return Err(ClientError::Transport(TransportError::with_source(
+                TransportErrorKind::Refused,
+                std::io::Error::other("JSON-RPC 1.0 has no batches"),
+            )));
+        }
         let requests = batch.request_count();
         let first_id = self
             .inner
@@ -369,6 +407,7 @@ pub struct HttpClientBuilder {
     timeout: Option<Duration>,
     retry: Option<RetryPolicy>,
     max_response_size: usize,
+    version_1: bool,
 }
 
 impl HttpClientBuilder {
@@ -406,9 +445,25 @@ impl HttpClientBuilder {
 
     /// Fails a call that takes longer than `timeout` (each attempt, when
     /// retries are on) with a [`Timeout`](TransportErrorKind::Timeout)
-    /// transport error. No timeout by default.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+    /// transport error; `None` waits as long as the server takes. By
+    /// default [`DEFAULT_CALL_TIMEOUT`] (30 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rpc_runtime::transport::{DEFAULT_CALL_TIMEOUT, HttpClient};
+    ///
+    /// let default = HttpClient::new("http://127.0.0.1:3000").unwrap();
+    /// assert_eq!(default.timeout(), Some(DEFAULT_CALL_TIMEOUT));
+    /// let patient = HttpClient::builder("http://127.0.0.1:3000").timeout(None).build().unwrap();
+    /// assert_eq!(patient.timeout(), None);
+    /// let hasty = HttpClient::builder("http://127.0.0.1:3000")
+    ///     .timeout(Duration::from_millis(100))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(hasty.timeout(), Some(Duration::from_millis(100)));
+    /// ```
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = timeout.into();
         self
     }
 
@@ -424,6 +479,31 @@ impl HttpClientBuilder {
     /// [`Refused`](TransportErrorKind::Refused) transport error.
     pub fn max_response_size(mut self, bytes: usize) -> Self {
         self.max_response_size = bytes;
+        self
+    }
+
+    /// Speaks JSON-RPC 1.0, to a server that does not speak 2.0 (Bitcoin
+    /// Core's legacy interface, older services).
+    ///
+    /// Requests carry `"jsonrpc": "1.0"` (which 1.0 servers that know no
+    /// such member ignore), always an `id` (`null` for a notification) and
+    /// always `params` (`[]` when a method has none; 1.0 knows only
+    /// positional params, so give such a server's methods
+    /// `param_style = "positional"`). Replies are read with or without a
+    /// `jsonrpc` member, with `result` and `error` both present and one of
+    /// them `null`. JSON-RPC 1.0 has no batches: sending one fails with a
+    /// [`Refused`](TransportErrorKind::Refused) transport error without
+    /// reaching the server. A 2.0 client ([`HttpClient::new`]) reads only 2.0
+    /// replies.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::http::HttpClient;
+    ///
+    /// let legacy = HttpClient::builder("http://127.0.0.1:8332/").jsonrpc_1_0().build().unwrap();
+    /// # let _ = legacy;
+    /// ```
+    pub fn jsonrpc_1_0(mut self) -> Self {
+        self.version_1 = true;
         self
     }
 
@@ -464,6 +544,7 @@ impl HttpClientBuilder {
                 retry: self.retry,
                 max_response_size: self.max_response_size,
                 next_id: AtomicU64::new(1),
+                version_1: self.version_1,
             }),
         })
     }

@@ -18,6 +18,7 @@
 //! | `response_body.rs` | [`ResponseBody`] |
 //! | `header_wait.rs` | the header timeout of a kept-alive connection |
 //! | `client.rs` | [`HttpClient`] |
+//! | `version_1.rs` | the client's JSON-RPC 1.0 mode |
 //!
 //! The WebSocket layer stands on this one: it answers handshakes through
 //! the hook `Shared::upgrade`, which this layer calls without naming it.
@@ -31,6 +32,7 @@ mod refusal;
 mod respond;
 mod response_body;
 mod service;
+mod version_1;
 
 #[cfg(feature = "ws")]
 pub(crate) use client::retry_after;

@@ -39,7 +39,10 @@ pub(crate) fn accept_loop<F, Fut>(
     let stopping = lifecycle.stopping.clone();
     lifecycle.spawn(async move {
         loop {
+            // Stopping comes first: once a shutdown has begun, a connection
+            // already waiting in the backlog is not taken any more.
             let accepted = tokio::select! {
+                biased;
                 () = stopping.cancelled() => break,
                 accepted = listener.accept() => accepted,
             };

@@ -1,6 +1,7 @@
 //! Serving HTTP: [`Server::serve_http`](crate::transport::Server::serve_http) and [`Server::into_http_service`],
 //! where the HTTP layer meets the WebSocket layer above it.
 
+use std::future::Future;
 use std::io;
 use std::sync::Arc;
 
@@ -105,31 +106,40 @@ impl Server {
     /// handle.shutdown().await;
     /// # Ok(()) }
     /// ```
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<ServerHandle> {
-        let (listener, local_addr) = bind(addr).await?;
-        let limits = self.limits.clone();
-        let lifecycle = Lifecycle::default();
-        let shared = Arc::new(Shared {
-            router: self.router,
-            limits: self.limits,
-            stopping: lifecycle.stopping.clone(),
-            upgrade: UPGRADE,
-        });
-        let mut builder = http1::Builder::new();
-        // The header timeout is the connection's own (`HeaderWait`): hyper's
-        // costs a timer per request.
-        builder.header_read_timeout(None).keep_alive(true);
-        accept_loop(
-            listener,
-            &limits,
-            &lifecycle,
-            REFUSAL,
-            move |stream, peer| serve_connection(builder.clone(), stream, peer, shared.clone()),
-        );
-        Ok(ServerHandle::new(
-            Some(local_addr),
-            lifecycle,
-            limits.shutdown_wait(),
-        ))
+    pub fn serve_http<A: ToSocketAddrs>(
+        &self,
+        addr: A,
+    ) -> impl Future<Output = io::Result<ServerHandle>> + use<A> {
+        // The future owns its copy of the router and limits: it may outlive
+        // the borrow of `self` (`tokio::spawn(server.serve_http(..))`).
+        let server = self.clone();
+        async move {
+            let (listener, local_addr) = bind(addr).await?;
+            let shutdown_wait = server.limits.shutdown_wait();
+            let lifecycle = Lifecycle::default();
+            let shared = Arc::new(Shared {
+                router: server.router,
+                limits: server.limits,
+                stopping: lifecycle.stopping.clone(),
+                upgrade: UPGRADE,
+            });
+            let mut builder = http1::Builder::new();
+            // The header timeout is the connection's own (`HeaderWait`):
+            // hyper's costs a timer per request.
+            builder.header_read_timeout(None).keep_alive(true);
+            let limits = shared.limits.clone();
+            accept_loop(
+                listener,
+                &limits,
+                &lifecycle,
+                REFUSAL,
+                move |stream, peer| serve_connection(builder.clone(), stream, peer, shared.clone()),
+            );
+            Ok(ServerHandle::new(
+                Some(local_addr),
+                lifecycle,
+                shutdown_wait,
+            ))
+        }
     }
 }

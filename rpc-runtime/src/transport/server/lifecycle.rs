@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -73,9 +74,23 @@ impl Lifecycle {
     /// Stops gracefully: in-flight work gets `deadline` to finish, then is
     /// dropped. Returns whether everything finished in time.
     pub(crate) async fn shut_down(&self, deadline: Duration) -> bool {
+        self.begin_shutdown();
+        self.finish_by(Instant::now() + deadline).await
+    }
+
+    /// The first half of a graceful shutdown, which does not wait: stop
+    /// accepting connections and reading new requests. Apart from
+    /// [`finish_by`](Self::finish_by) so that several servers stopped
+    /// together all stop accepting before any of them is waited for.
+    pub(crate) fn begin_shutdown(&self) {
         self.stopping.cancel();
         self.tasks.close();
-        let in_time = tokio::time::timeout(deadline, self.tasks.wait())
+    }
+
+    /// The second half: waits for the work in flight until `deadline`, then
+    /// drops what is left. Returns whether everything finished in time.
+    pub(crate) async fn finish_by(&self, deadline: Instant) -> bool {
+        let in_time = tokio::time::timeout_at(deadline, self.tasks.wait())
             .await
             .is_ok();
         if !in_time {

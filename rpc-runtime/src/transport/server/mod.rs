@@ -1,10 +1,11 @@
 //! Servers: [`Server`], what each transport serves it with, and the
-//! [`ServerHandle`] that stops it.
+//! [`ServerHandle`] that stops it ([`ServerGroup`] for several at once).
 //!
 //! This is the layer above the transports: `http.rs` serves HTTP (and
 //! chooses whether WebSocket handshakes are answered), `stream.rs` byte
 //! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
-//! connection limit, `lifecycle.rs` the tasks and the graceful shutdown.
+//! connection limit, `lifecycle.rs` the tasks and the graceful shutdown,
+//! `group.rs` the shutdown of several servers as one.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -14,6 +15,7 @@ use crate::transport::Limits;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 mod accept;
+mod group;
 #[cfg(feature = "http")]
 mod http;
 mod lifecycle;
@@ -24,6 +26,7 @@ mod stream;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 pub(crate) use accept::{accept_loop, bind};
+pub use group::ServerGroup;
 pub(crate) use lifecycle::Lifecycle;
 
 /// A router and the limits its transports enforce: the starting point of
@@ -67,7 +70,9 @@ impl Server {
 /// A running server: where it listens and how to stop it.
 ///
 /// Dropping the handle leaves the server running; call
-/// [`shutdown`](ServerHandle::shutdown) to stop it.
+/// [`shutdown`](ServerHandle::shutdown) to stop it. To stop several servers
+/// as one (an HTTP port and a TCP port, say), collect their handles into a
+/// [`ServerGroup`].
 ///
 /// ```no_run
 /// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {

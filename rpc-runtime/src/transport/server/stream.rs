@@ -1,6 +1,7 @@
 //! Serving byte streams: one stream, stdio, or each connection of a TCP
 //! listener, framed by lines or by `Content-Length` headers.
 
+use std::future::Future;
 use std::io;
 use std::time::Duration;
 
@@ -67,44 +68,48 @@ impl Server {
     /// resets the connection, and the reset would throw away the replies
     /// still on their way to a peer that reads slowly. In a shutdown, that
     /// wait counts toward [`Limits::shutdown_timeout`](crate::transport::Limits::shutdown_timeout).
-    pub async fn serve_tcp(
+    pub fn serve_tcp<A: ToSocketAddrs>(
         &self,
-        addr: impl ToSocketAddrs,
+        addr: A,
         framing: Framing,
-    ) -> io::Result<ServerHandle> {
-        let (listener, local_addr) = bind(addr).await?;
-        let lifecycle = Lifecycle::default();
+    ) -> impl Future<Output = io::Result<ServerHandle>> + use<A> {
+        // Owns its copy, as `serve_http` does.
         let server = self.clone();
-        let connections = lifecycle.clone();
-        accept_loop(
-            listener,
-            &self.limits,
-            &lifecycle,
-            match framing {
-                Framing::Lines => TCP_REFUSAL,
-                Framing::ContentLength => TCP_REFUSAL_FRAMED,
-            },
-            move |stream, peer| {
-                let (reader, writer) = stream.into_split();
-                let limits = &server.limits;
-                let reader = FramedReader::new(reader, framing, limits.message_size());
-                // A peer that connects and says nothing is dropped as soon as
-                // an HTTP client that sends no headers would be.
-                let reader = FirstMessageWithin::new(reader, limits.header_wait());
-                let writer = FramedWriter::new(writer, framing);
-                let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
-                let timers = Timers {
-                    idle: Some(limits.idle_wait()),
-                    write: Some(limits.write_wait()),
-                    linger: Some(LINGER),
-                };
-                server.drive(reader, writer, context, &connections, timers)
-            },
-        );
-        Ok(ServerHandle::new(
-            Some(local_addr),
-            lifecycle,
-            self.limits.shutdown_wait(),
-        ))
+        async move {
+            let (listener, local_addr) = bind(addr).await?;
+            let lifecycle = Lifecycle::default();
+            let limits = server.limits.clone();
+            let connections = lifecycle.clone();
+            accept_loop(
+                listener,
+                &limits,
+                &lifecycle,
+                match framing {
+                    Framing::Lines => TCP_REFUSAL,
+                    Framing::ContentLength => TCP_REFUSAL_FRAMED,
+                },
+                move |stream, peer| {
+                    let (reader, writer) = stream.into_split();
+                    let limits = &server.limits;
+                    let reader = FramedReader::new(reader, framing, limits.message_size());
+                    // A peer that connects and says nothing is dropped as
+                    // soon as an HTTP client that sends no headers would be.
+                    let reader = FirstMessageWithin::new(reader, limits.header_wait());
+                    let writer = FramedWriter::new(writer, framing);
+                    let context = Context::new(TransportKind::Tcp).with_remote_addr(peer);
+                    let timers = Timers {
+                        idle: Some(limits.idle_wait()),
+                        write: Some(limits.write_wait()),
+                        linger: Some(LINGER),
+                    };
+                    server.drive(reader, writer, context, &connections, timers)
+                },
+            );
+            Ok(ServerHandle::new(
+                Some(local_addr),
+                lifecycle,
+                limits.shutdown_wait(),
+            ))
+        }
     }
 }

@@ -640,17 +640,17 @@ fn tool_call(g: &mut impl Gen) -> (Option<String>, Expect) {
     let result =
         |has_arguments: bool| Expect::Result(json!({"name": name, "has_arguments": has_arguments}));
     let quoted = json_string(&name);
-    match g.below(8) {
+    match g.below(9) {
         0 => (None, bad),
         1 => (Some(r#"{"name":5}"#.into()), bad),
         2 => (Some("{}".into()), bad),
         3 => (Some(format!("[{quoted}]")), result(false)),
         4 => (
-            Some(format!(
-                r#"{{"arguments":{{"x":[1]}},"name":{quoted},"other":1}}"#
-            )),
+            Some(format!(r#"{{"arguments":{{"x":[1]}},"name":{quoted}}}"#)),
             result(true),
         ),
+        // A member `ToolCall` has no field for is refused.
+        8 => (Some(format!(r#"{{"name":{quoted},"other":1}}"#)), bad),
         // `null` arguments are no arguments.
         5 => (
             Some(format!(r#"{{"name":{quoted},"arguments":null}}"#)),
