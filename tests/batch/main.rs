@@ -3,4 +3,6 @@
 //! HTTP, WebSocket and TCP (and in process), and the server's batch limit.
 
 mod api;
+#[path = "../support/connect.rs"]
+mod connect;
 mod transports;

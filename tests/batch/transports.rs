@@ -4,15 +4,12 @@
 use std::time::Duration;
 
 use typed_rpc::client::{InProcess, Transport};
-use typed_rpc::transport::http::HttpClient;
-use typed_rpc::transport::stream::{Framing, StreamConnector};
-use typed_rpc::transport::ws::WsConnector;
+use typed_rpc::transport::stream::Framing;
 use typed_rpc::transport::{Server as RpcServer, ServerHandle};
 use typed_rpc::{CallError, ClientError, ErrorObject, code};
 
 use crate::api::{NewerStoreClient, Server, StoreClient, StoreError, router};
-
-const PATIENCE: Duration = Duration::from_secs(5);
+use crate::connect;
 
 /// The server's limit in these tests.
 const MAX_BATCH_LEN: usize = 8;
@@ -111,11 +108,7 @@ async fn in_process() {
 #[tokio::test]
 async fn http() {
     let handle = serve_http().await;
-    let addr = handle.local_addr().unwrap();
-    let client = HttpClient::builder(&format!("http://{addr}/"))
-        .timeout(PATIENCE)
-        .build()
-        .unwrap();
+    let client = connect::http(&handle);
     check_batch(client.clone()).await;
     check_batch_limit(client).await;
     handle.shutdown().await;
@@ -124,12 +117,7 @@ async fn http() {
 #[tokio::test]
 async fn websocket() {
     let handle = serve_http().await;
-    let addr = handle.local_addr().unwrap();
-    let connection = WsConnector::new()
-        .connect(&format!("ws://{addr}/"))
-        .await
-        .unwrap();
-    check_batch(connection.with_timeout(PATIENCE)).await;
+    check_batch(connect::websocket(&handle).await).await;
     handle.shutdown().await;
 }
 
@@ -139,11 +127,6 @@ async fn tcp() {
         .serve_tcp("127.0.0.1:0", Framing::Lines)
         .await
         .unwrap();
-    let addr = handle.local_addr().unwrap();
-    let connection = StreamConnector::new(Framing::Lines)
-        .connect_tcp(addr)
-        .await
-        .unwrap();
-    check_batch(connection.with_timeout(PATIENCE)).await;
+    check_batch(connect::tcp(&handle).await).await;
     handle.shutdown().await;
 }

@@ -4,5 +4,7 @@
 //! the type's stays in `CallError::Rpc`.
 
 mod api;
+#[path = "../support/connect.rs"]
+mod connect;
 mod conversions;
 mod transports;

@@ -1,19 +1,15 @@
 //! The round trip on every transport: in-process, HTTP, WebSocket, TCP.
 
 use std::error::Error;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use typed_rpc::client::{ClientExt, InProcess, Params, Transport};
-use typed_rpc::transport::http::HttpClient;
-use typed_rpc::transport::stream::{Framing, StreamConnector};
-use typed_rpc::transport::ws::WsConnector;
+use typed_rpc::transport::stream::Framing;
 use typed_rpc::transport::{Server, ServerHandle};
 use typed_rpc::{CallError, ClientError, ErrorObject};
 
 use crate::api::{KvAdminClient, KvClient, KvError, router};
-
-const PATIENCE: Duration = Duration::from_secs(5);
+use crate::connect;
 
 /// What a user checks on any transport: each variant typed back, the wire
 /// object behind it, and the layers that are not the application's.
@@ -97,11 +93,7 @@ async fn http_server() -> ServerHandle {
 #[tokio::test]
 async fn http() {
     let handle = http_server().await;
-    let addr = handle.local_addr().unwrap();
-    let client = HttpClient::builder(&format!("http://{addr}/"))
-        .timeout(PATIENCE)
-        .build()
-        .unwrap();
+    let client = connect::http(&handle);
     check_round_trip(client).await;
     handle.shutdown().await;
 }
@@ -109,12 +101,7 @@ async fn http() {
 #[tokio::test]
 async fn websocket() {
     let handle = http_server().await;
-    let addr = handle.local_addr().unwrap();
-    let connection = WsConnector::new()
-        .connect(&format!("ws://{addr}/"))
-        .await
-        .unwrap();
-    check_round_trip(connection.with_timeout(PATIENCE)).await;
+    check_round_trip(connect::websocket(&handle).await).await;
     handle.shutdown().await;
 }
 
@@ -124,12 +111,7 @@ async fn tcp() {
         .serve_tcp("127.0.0.1:0", Framing::Lines)
         .await
         .unwrap();
-    let addr = handle.local_addr().unwrap();
-    let connection = StreamConnector::new(Framing::Lines)
-        .connect_tcp(addr)
-        .await
-        .unwrap();
-    check_round_trip(connection.with_timeout(PATIENCE)).await;
+    check_round_trip(connect::tcp(&handle).await).await;
     handle.shutdown().await;
 }
 
