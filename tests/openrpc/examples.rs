@@ -18,14 +18,16 @@
 //! npm must be on `PATH`.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+
+use super::process;
 
 /// The documents the issue names; every other one the package ships is
 /// called too.
@@ -51,47 +53,6 @@ fn work_dir() -> PathBuf {
     target.join("openrpc-examples")
 }
 
-/// Runs `command` to its end or kills it at `limit`; its status, stdout and
-/// stderr.
-fn bounded(mut command: Command, limit: Duration) -> (bool, String, String) {
-    let shown = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| panic!("cannot run {shown}: {err}"));
-    let out = drain(child.stdout.take());
-    let err = drain(child.stderr.take());
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the child's status") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{shown} ran longer than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let text = |rx: mpsc::Receiver<String>| rx.recv().unwrap_or_default();
-    (status.success(), text(out), text(err))
-}
-
-/// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_string(&mut text);
-        }
-        let _ = tx.send(text);
-    });
-    rx
-}
-
 /// `npm ci` of the pinned packages, unless what is installed was installed
 /// from the same lock file.
 fn install(npm_dir: &Path) {
@@ -108,7 +69,7 @@ fn install(npm_dir: &Path) {
     let mut npm = Command::new("npm");
     npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
         .current_dir(npm_dir);
-    let (ok, out, err) = bounded(npm, INSTALL);
+    let (ok, out, err) = process::bounded(npm, INSTALL);
     assert!(
         ok,
         "npm ci failed (Node.js and npm must be on PATH):\n{out}\n{err}"
@@ -353,7 +314,7 @@ fn build_client(work: &Path, main: &str) -> PathBuf {
         .args(["build", "--quiet"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target);
-    let (ok, out, err) = bounded(cargo, BUILD);
+    let (ok, out, err) = process::bounded(cargo, BUILD);
     assert!(ok, "the generated client does not build:\n{out}\n{err}");
     target.join("debug/openrpc-examples-client")
 }
@@ -421,7 +382,7 @@ fn generated_clients_call_the_mock_server_of_every_example_document() {
     let mocks: Vec<Mock> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
     let mut client = Command::new(binary);
     client.args(mocks.iter().map(|m| &m.url));
-    let (ok, out, err) = bounded(client, RUN);
+    let (ok, out, err) = process::bounded(client, RUN);
     drop(mocks);
     assert!(ok, "the client failed:\n{out}\n{err}");
 

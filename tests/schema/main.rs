@@ -14,6 +14,8 @@ mod calculator_api;
 mod catalog;
 mod discover;
 mod documents;
+#[path = "../support/process.rs"]
+mod process;
 mod round_trip;
 mod tools;
 

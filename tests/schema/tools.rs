@@ -2,16 +2,16 @@
 //! from the packages pinned in `tests/schema/npm` (installed by `npm ci`
 //! into the target directory when missing or stale).
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use typed_rpc::Router;
 use typed_rpc::transport::Server;
 
 use super::calculator_api::{Calc, Calculator as _};
+use super::process;
 use super::{calculator_document, catalog};
 
 const INSTALL: Duration = Duration::from_secs(300);
@@ -62,35 +62,11 @@ fn install() -> PathBuf {
     dir
 }
 
-/// Runs `command` to its end, or kills it at `limit`: whether it succeeded,
-/// and what it printed.
-fn bounded(mut command: Command, limit: Duration) -> (bool, String) {
-    let shown = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| panic!("{shown}: {err}"));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting") {
-            break Some(status);
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut out = String::new();
-    child.stdout.take().map(|mut s| s.read_to_string(&mut out));
-    child.stderr.take().map(|mut s| s.read_to_string(&mut out));
-    match status {
-        Some(status) => (status.success(), out),
-        None => (false, format!("{shown} ran longer than {limit:?}\n{out}")),
-    }
+/// Runs `command` to its end within `limit`: whether it succeeded, and
+/// what it printed on stdout and stderr, in that order.
+fn bounded(command: Command, limit: Duration) -> (bool, String) {
+    let (ok, out, err) = process::bounded(command, limit);
+    (ok, out + &err)
 }
 
 fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
