@@ -223,6 +223,37 @@ impl Method {
         }
     }
 
+    /// The names a streaming method's items travel under on duplex
+    /// transports: the notification's (the method's own name by default)
+    /// and the unsubscribe method's (`<name>_unsubscribe` by default).
+    pub fn stream_names(&self) -> Option<(String, String)> {
+        let stream = self.attr.stream.as_ref()?;
+        let notification = stream
+            .notification
+            .as_ref()
+            .map_or_else(|| self.name.clone(), LitStr::value);
+        let unsubscribe = stream
+            .unsubscribe
+            .as_ref()
+            .map_or_else(|| format!("{}_unsubscribe", self.name), LitStr::value);
+        Some((notification, unsubscribe))
+    }
+
+    /// The type of what the method answers with, as written: `T` of its
+    /// `Result<T, E>`, or of each item for a streaming method.
+    pub fn answer_type(&self) -> Option<&Type> {
+        match self.attr.stream {
+            Some(_) => self.stream_item(),
+            None => result_ok_type(self.output()?),
+        }
+    }
+
+    /// The type of a streaming method's items.
+    pub fn stream_item(&self) -> Option<&Type> {
+        self.attr.stream.as_ref()?;
+        stream_item_type(self.output()?)
+    }
+
     /// The aliases as written (aliases are not namespaced).
     pub fn aliases(&self) -> &[LitStr] {
         &self.attr.aliases
@@ -267,6 +298,30 @@ pub fn result_ok_type(ty: &Type) -> Option<&Type> {
         GenericArgument::Type(ok) => Some(ok),
         _ => None,
     }
+}
+
+/// `T` of a streaming method's `...Result<impl Stream<Item = ...Result<T>>>`
+/// as written.
+pub fn stream_item_type(ty: &Type) -> Option<&Type> {
+    let Type::ImplTrait(stream) = result_ok_type(ty)? else {
+        return None;
+    };
+    stream.bounds.iter().find_map(|bound| {
+        let syn::TypeParamBound::Trait(bound) = bound else {
+            return None;
+        };
+        let last = bound.path.segments.last()?;
+        if last.ident != "Stream" {
+            return None;
+        }
+        let PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        args.args.iter().find_map(|arg| match arg {
+            GenericArgument::AssocType(item) if item.ident == "Item" => result_ok_type(&item.ty),
+            _ => None,
+        })
+    })
 }
 
 /// `E` of `Result<T, E>` (or of any `...Result<T, E>`) as written, when the

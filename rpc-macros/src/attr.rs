@@ -43,6 +43,7 @@ const METHOD_KEYS: &[&str] = &[
     "idempotent",
     "error",
     "example",
+    "stream",
 ];
 
 impl TraitAttrs {
@@ -106,6 +107,17 @@ pub struct MethodAttr {
     pub errors: Vec<ErrorAttr>,
     /// `example(params = "...", result = "...")`, each: example calls.
     pub examples: Vec<ExampleAttr>,
+    /// `stream` or `stream(notification = "...", unsubscribe = "...")`:
+    /// the method answers with a stream of items.
+    pub stream: Option<StreamAttr>,
+}
+
+/// `stream(notification = "eth_subscription", unsubscribe = "eth_unsubscribe")`.
+pub struct StreamAttr {
+    /// The `stream` keyword, where errors about streaming are reported.
+    pub span: proc_macro2::Span,
+    pub notification: Option<LitStr>,
+    pub unsubscribe: Option<LitStr>,
 }
 
 /// `error(code = -32001, message = "Task not found")`.
@@ -158,6 +170,7 @@ impl MethodAttr {
             idempotent: false,
             errors: Vec::new(),
             examples: Vec::new(),
+            stream: None,
         };
         if let syn::Meta::Path(_) = attr.meta {
             return parsed;
@@ -183,6 +196,8 @@ impl MethodAttr {
                 parsed.errors.extend(parse_error(cx, &meta)?);
             } else if meta.path.is_ident("example") {
                 parsed.examples.extend(parse_example(cx, &meta, kind)?);
+            } else if meta.path.is_ident("stream") {
+                parsed.stream = Some(parse_stream(cx, &meta)?);
             } else {
                 unknown_key(cx, &meta, &which, METHOD_KEYS)?;
             }
@@ -193,6 +208,29 @@ impl MethodAttr {
         }
         parsed
     }
+}
+
+/// `stream`, alone or with the names its items travel under on duplex transports.
+fn parse_stream(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<StreamAttr> {
+    let mut stream = StreamAttr {
+        span: syn::spanned::Spanned::span(&meta.path),
+        notification: None,
+        unsubscribe: None,
+    };
+    if meta.input.is_empty() || meta.input.peek(Token![,]) {
+        return Ok(stream);
+    }
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("notification") {
+            stream.notification = Some(inner.value()?.parse()?);
+        } else if inner.path.is_ident("unsubscribe") {
+            stream.unsubscribe = Some(inner.value()?.parse()?);
+        } else {
+            unknown_key(cx, &inner, "stream(...)", &["notification", "unsubscribe"])?;
+        }
+        Ok(())
+    })?;
+    Ok(stream)
 }
 
 fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyle> {

@@ -29,6 +29,7 @@ pub fn check(cx: &Ctxt, api: &Api) -> Verdict {
         check_signature(cx, method);
         check_args(cx, method);
         check_output(cx, method);
+        check_stream(cx, method);
         *rejected |= cx.error_count() > before;
     }
     Verdict { fatal, rejected }
@@ -240,6 +241,28 @@ fn check_output(cx: &Ctxt, method: &Method) {
             "a #[method] must return `Result<T, E>` (for example `RpcResult<T>`) so that a failure can be answered with an error object",
         ),
         _ => {}
+    }
+}
+
+/// A streaming method is a method whose result spells out its items.
+fn check_stream(cx: &Ctxt, method: &Method) {
+    let Some(stream) = &method.attr.stream else {
+        return;
+    };
+    if method.kind() == Kind::Notification {
+        cx.syn_error(syn::Error::new(
+            stream.span,
+            "a #[notification] is never answered, so it cannot stream; make it a #[method]",
+        ));
+        return;
+    }
+    if let Some(ty) = method.output()
+        && method.stream_item().is_none()
+    {
+        cx.error_spanned_by(
+            ty,
+            "a streaming method returns `RpcResult<impl Stream<Item = RpcResult<T>> + Send + 'static>` (any `...Result` for either), with the item type `T` written out",
+        );
     }
 }
 

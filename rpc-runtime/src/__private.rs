@@ -159,6 +159,81 @@ where
     })
 }
 
+/// [`dispatch`] for a streaming method (`#[method(stream)]`): the handler
+/// resolves to a stream of items, which go out as the transport streams
+/// (see [`streaming`](crate::streaming)). A call that cannot stream where
+/// it came from is refused before its params are read.
+#[inline]
+pub fn dispatch_stream<'a, P, A, F, Fut, S, T, E, ItemError>(
+    call: Call<'a>,
+    method: &'static MethodInfo,
+    _params: P,
+    handler: F,
+    slot: Pin<&mut HandlerSlot<'a>>,
+    cx: &mut task::Context<'_>,
+) -> Option<Poll<Option<String>>>
+where
+    P: ParamTypes<Decoded = A>,
+    F: FnOnce(A) -> Fut,
+    Fut: Future<Output = Result<S, E>> + Send + 'a,
+    E: Into<ErrorObject>,
+    S: futures_core::Stream<Item = Result<T, ItemError>> + Send + 'static,
+    T: Serialize,
+    ItemError: Into<ErrorObject>,
+{
+    let route = match crate::streaming::route(call.context(), call.is_batched()) {
+        Ok(route) => route,
+        Err(refused) => return Some(Poll::Ready(call.respond_error(&refused))),
+    };
+    // The macro marks every method it dispatches here as streaming.
+    let info = method.stream_info()?;
+    Some(match P::decode(call.params(), method) {
+        Ok(args) => {
+            let running = handler(args);
+            let id = call.id();
+            slot.start(
+                async move {
+                    let id = id?;
+                    let items = match running.await {
+                        Ok(items) => crate::streaming::Items::new(items),
+                        Err(err) => return Some(crate::wire::failure(Some(id), &err.into())),
+                    };
+                    crate::streaming::serve(route, id, info, items).await
+                },
+                cx,
+            )
+        }
+        Err(err) => Poll::Ready(call.respond_error(&err)),
+    })
+}
+
+/// Answers the unsubscribe method of a streaming method: `[id]` or
+/// `{"subscription": id}` ends the subscription `id` of the caller's
+/// connection; `true` if it was live.
+pub fn unsubscribe<'a>(
+    call: Call<'a>,
+    method: &'static MethodInfo,
+    slot: Pin<&mut HandlerSlot<'a>>,
+    cx: &mut task::Context<'_>,
+) -> Option<Poll<Option<String>>> {
+    Some(match <(String,)>::decode(call.params(), method) {
+        Ok((subscription,)) => slot.start(
+            async move {
+                #[cfg(feature = "duplex")]
+                let ended = match call.context().connection() {
+                    Some(connection) => connection.unsubscribe(&subscription).await,
+                    None => false,
+                };
+                #[cfg(not(feature = "duplex"))]
+                let ended = subscription.is_empty() && false;
+                call.respond(Ok::<_, ErrorObject>(ended))
+            },
+            cx,
+        ),
+        Err(err) => Poll::Ready(call.respond_error(&err)),
+    })
+}
+
 /// [`RpcService::call`] of a service that implements
 /// [`RpcService::call_in`]: a boxed future that runs `call_in` when first
 /// polled, since that needs the task's context.
@@ -219,6 +294,26 @@ where
         OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
     let reply = transport.send_request(request).await?;
     client::decode_result(&reply)
+}
+
+/// Sends a call of the streaming `method` and hands back its items as `R`s.
+pub async fn subscribe<T, R>(
+    transport: &T,
+    method: &'static MethodInfo,
+    params: Result<Option<Params>, ClientError>,
+) -> Result<client::Subscription<R>, ClientError>
+where
+    T: Transport + ?Sized,
+    R: DeserializeOwned,
+{
+    let params = params?;
+    let request = OutgoingRequest::new(method.name(), params.as_ref());
+    // The macro marks every method it calls this for as streaming.
+    let Some(stream) = method.stream_info() else {
+        return Err(client::cannot_stream());
+    };
+    let items = transport.send_stream(request, stream).await?;
+    Ok(client::Subscription::new(items))
 }
 
 /// The outcome of a call as the client method of a method whose error type

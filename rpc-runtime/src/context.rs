@@ -86,6 +86,8 @@ pub struct Context {
     connection: Option<crate::transport::Connection>,
     #[cfg(feature = "http")]
     headers: Option<http::HeaderMap>,
+    #[cfg(feature = "http")]
+    events: Option<crate::transport::http::EventSender>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -101,6 +103,8 @@ impl Context {
             connection: None,
             #[cfg(feature = "http")]
             headers: None,
+            #[cfg(feature = "http")]
+            events: None,
         }
     }
 
@@ -128,6 +132,45 @@ impl Context {
     #[cfg(feature = "duplex")]
     pub fn connection(&self) -> Option<&crate::transport::Connection> {
         self.connection.as_ref()
+    }
+
+    /// Sends the caller a notification while its request is served: on
+    /// its connection over WebSocket, TCP and stdio; over HTTP, as a
+    /// Server-Sent Event when the client accepts `text/event-stream` (the
+    /// reply then follows as the last event: MCP's progress notifications
+    /// over Streamable HTTP). What is sent before the handler returns
+    /// arrives before its reply. Fails where the transport cannot carry it
+    /// (plain HTTP, in-process) or the caller has gone; it waits while the
+    /// caller is slow to read.
+    ///
+    /// ```
+    /// use rpc_runtime::{Context, TransportKind};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let cx = Context::new(TransportKind::InProcess);
+    /// assert!(cx.notify("progress", &serde_json::json!({"step": 1})).await.is_err());
+    /// # });
+    /// ```
+    pub async fn notify<P: serde::Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<(), crate::ClientError> {
+        let params = crate::client::Params::from_value(params)?;
+        let text = crate::client::OutgoingRequest::new(method, Some(&params)).to_text(None);
+        #[cfg(feature = "http")]
+        if let Some(events) = &self.events {
+            return match events.send(&text).await {
+                true => Ok(()),
+                false => Err(crate::client::closed()),
+            };
+        }
+        #[cfg(feature = "duplex")]
+        if let Some(connection) = &self.connection {
+            return connection.enqueue(text).await;
+        }
+        let _ = text;
+        Err(crate::client::cannot_stream())
     }
 
     /// The HTTP request's headers, on the HTTP transport (also for the
@@ -166,6 +209,19 @@ impl Context {
             headers: Some(headers),
             ..Context::new(TransportKind::Http)
         }
+    }
+
+    /// Where this HTTP request's handlers send events, when its client
+    /// accepts `text/event-stream`.
+    #[cfg(feature = "http")]
+    pub(crate) fn events(&self) -> Option<&crate::transport::http::EventSender> {
+        self.events.as_ref()
+    }
+
+    #[cfg(feature = "http")]
+    pub(crate) fn with_events(mut self, events: crate::transport::http::EventSender) -> Self {
+        self.events = Some(events);
+        self
     }
 
     #[cfg(feature = "duplex")]

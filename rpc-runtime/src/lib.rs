@@ -13,6 +13,7 @@
 //! | [`params`] | decoding params by position or name, with `-32602` details |
 //! | [`router`] | the method table, batches, notifications, panic isolation, limits |
 //! | [`service`] | the [`RpcService`] interface between router and methods |
+//! | [`streaming`] | streaming methods: Server-Sent Events and subscriptions |
 //! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
@@ -34,6 +35,7 @@ pub mod router;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod service;
+pub mod streaming;
 #[cfg(feature = "rt")]
 pub mod transport;
 pub mod wire;
@@ -51,7 +53,7 @@ pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
-    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
+    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo, StreamInfo,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

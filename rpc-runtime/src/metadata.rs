@@ -102,6 +102,7 @@ pub struct MethodInfo {
     deprecated: bool,
     errors: &'static [ErrorInfo],
     examples: &'static [ExampleInfo],
+    stream: Option<StreamInfo>,
     #[cfg(feature = "schema")]
     result_schema: Option<crate::schema::SchemaFn>,
 }
@@ -123,6 +124,7 @@ impl MethodInfo {
             deprecated: false,
             errors: &[],
             examples: &[],
+            stream: None,
             #[cfg(feature = "schema")]
             result_schema: None,
         }
@@ -320,11 +322,62 @@ impl MethodInfo {
         self.examples
     }
 
+    /// Marks the method as streaming: it answers with a sequence of items
+    /// (see [`streaming`](crate::streaming)), named on duplex transports as `stream` says.
+    pub const fn stream(mut self, stream: StreamInfo) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// How the method streams, if it does.
+    pub const fn stream_info(&self) -> Option<&StreamInfo> {
+        self.stream.as_ref()
+    }
+
     /// The function that writes the JSON Schema of the result, when the
     /// method has a result.
     #[cfg(feature = "schema")]
     pub const fn result_schema_fn(&self) -> Option<crate::schema::SchemaFn> {
         self.result_schema
+    }
+}
+
+/// The names a streaming method's items travel under as a subscription on
+/// a two-way transport (WebSocket, TCP, stdio), Ethereum style: each item
+/// is a notification named [`notification`](StreamInfo::notification) with
+/// params `{"subscription": id, "result": item}`, and a call of
+/// [`unsubscribe`](StreamInfo::unsubscribe) with the id ends it.
+///
+/// ```
+/// use rpc_runtime::StreamInfo;
+///
+/// const NEW_HEADS: StreamInfo = StreamInfo::new("eth_subscription", "eth_unsubscribe");
+/// assert_eq!(NEW_HEADS.notification(), "eth_subscription");
+/// assert_eq!(NEW_HEADS.unsubscribe(), "eth_unsubscribe");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamInfo {
+    notification: &'static str,
+    unsubscribe: &'static str,
+}
+
+impl StreamInfo {
+    /// Items as `notification`s, ended by a call of `unsubscribe`.
+    pub const fn new(notification: &'static str, unsubscribe: &'static str) -> Self {
+        StreamInfo {
+            notification,
+            unsubscribe,
+        }
+    }
+
+    /// The method name of the notifications that carry the items.
+    pub const fn notification(&self) -> &'static str {
+        self.notification
+    }
+
+    /// The method that ends a subscription.
+    pub const fn unsubscribe(&self) -> &'static str {
+        self.unsubscribe
     }
 }
 

@@ -94,6 +94,7 @@ pub struct Call<'a> {
     params: Option<&'a RawValue>,
     id: Option<Id<'a>>,
     context: &'a Context,
+    batched: bool,
 }
 
 impl<'a> Call<'a> {
@@ -101,12 +102,19 @@ impl<'a> Call<'a> {
         params: Option<&'a RawValue>,
         id: Option<Id<'a>>,
         context: &'a Context,
+        batched: bool,
     ) -> Self {
         Call {
             params,
             id,
             context,
+            batched,
         }
+    }
+
+    /// Whether the call is an entry of a batch.
+    pub fn is_batched(&self) -> bool {
+        self.batched
     }
 
     /// What is known about the request: transport, peer, connection.

@@ -25,10 +25,12 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         .iter()
         .enumerate()
         .map(|(index, method)| client_method(method, index, names));
+    // A streaming method cannot be called in a batch.
     let batch_methods = api
         .methods
         .iter()
         .enumerate()
+        .filter(|(_, method)| method.attr.stream.is_none())
         .map(|(index, method)| batch_method(method, index, names));
     let batch_doc = format!(
         "A batch of calls of [`{trait_ident}`], sent as one message when awaited.\n\n\
@@ -178,6 +180,17 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
         bind,
     } = call(method, index, names);
     let (output, send, error_check) = match (method.kind(), method.output()) {
+        (Kind::Method, Some(ty)) if method.attr.stream.is_some() => {
+            let item = method.stream_item();
+            let send = relocate(
+                quote!(#krate::__private::subscribe(&self.transport, #info, #params)),
+                ty,
+            );
+            let output = quote! {
+                ::core::result::Result<#krate::client::Subscription<#item>, #krate::ClientError>
+            };
+            (relocate(output, ty), quote!(#send.await), None)
+        }
         (Kind::Method, Some(ty)) => {
             let ok = result_ok(ty, krate);
             // `.await` too is placed over the return type, on its last

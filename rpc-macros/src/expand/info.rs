@@ -11,7 +11,7 @@ use quote::quote;
 use syn::ext::IdentExt;
 
 use super::{Names, type_string};
-use crate::ast::{Api, Arg, Method, ParamsShape, result_ok_type};
+use crate::ast::{Api, Arg, Method, ParamsShape};
 use crate::attr::{ExampleAttr, Kind, ParamStyle};
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
@@ -19,6 +19,16 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     let vis = &api.item.vis;
     let trait_name = api.item.ident.to_string();
     let methods = api.methods.iter().map(|method| method_info(method, krate));
+    let unsubscribes = unsubscribe_names(api).into_iter().map(|name| {
+        let docs = "Ends a subscription: `true` if it was live on this connection; no item of it arrives after the answer.";
+        let subscription = quote! {
+            #krate::__with_schema!(param #krate::ParamInfo::new("subscription", "String"), ::std::string::String)
+        };
+        let info = quote! {
+            #krate::MethodInfo::method(#name).params(&[#subscription]).result("bool").docs(#docs)
+        };
+        quote!(#krate::__with_schema!(result #info, bool))
+    });
     let docs = (!api.docs.is_empty()).then(|| {
         let docs = &api.docs;
         quote!(.docs(#docs))
@@ -30,9 +40,21 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         impl #service<()> {
             #[doc = #doc]
             #vis const INFO: &'static #krate::ServiceInfo =
-                &#krate::ServiceInfo::new(#trait_name, &[#(#methods),*]) #docs;
+                &#krate::ServiceInfo::new(#trait_name, &[#(#methods,)* #(#unsubscribes),*]) #docs;
         }
     }
+}
+
+/// The unsubscribe methods of the streaming methods, each once, in order:
+/// they follow the trait's methods in `INFO`.
+pub fn unsubscribe_names(api: &Api) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (_, unsubscribe) in api.methods.iter().filter_map(Method::stream_names) {
+        if !names.contains(&unsubscribe) {
+            names.push(unsubscribe);
+        }
+    }
+    names
 }
 
 fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
@@ -59,8 +81,11 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         _ => None,
     };
     let result = result_type.map(|ty| {
-        let name = type_string(result_ok_type(ty).unwrap_or(ty));
+        let name = type_string(method.answer_type().unwrap_or(ty));
         quote!(.result(#name))
+    });
+    let stream = method.stream_names().map(|(notification, unsubscribe)| {
+        quote!(.stream(#krate::StreamInfo::new(#notification, #unsubscribe)))
     });
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(.docs(#docs)));
@@ -89,11 +114,11 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
     });
     let info = quote! {
         #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient
-            #idempotent #deprecated #errors #examples
+            #idempotent #deprecated #errors #examples #stream
     };
     // Through an alias, the `Ok` type is found by the runtime: naming it
     // here would report a return type that is no `Result` once more.
-    match result_type.map(|ty| (ty, result_ok_type(ty))) {
+    match result_type.map(|ty| (ty, method.answer_type())) {
         Some((_, Some(ok))) => quote!(#krate::__with_schema!(result #info, #ok)),
         Some((ty, None)) => quote!(#krate::__with_schema!(returns #info, #ty)),
         None => info,

@@ -148,7 +148,7 @@ fn result_check(method: &ast::Method, krate: &syn::Path) -> Option<TokenStream> 
         (crate::attr::Kind::Method, Some(ty)) => ty,
         _ => return None,
     };
-    let ok = ast::result_ok_type(ty)?;
+    let ok = method.answer_type()?;
     Some(assert_bound(krate, "result", ok, ty))
 }
 

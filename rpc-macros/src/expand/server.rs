@@ -56,13 +56,21 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
         let param_types = param_types(m, krate);
         let rest = place_all(quote!(#handler, #slot, #cx), last);
         let args = place_all(quote!(#call, &#methods[#index],), last);
-        let dispatch = call_over(
-            quote!(#krate::__private::dispatch),
-            quote!(#args #param_types, #rest),
-            target,
-        );
+        let dispatcher = match m.attr.stream {
+            Some(_) => quote!(#krate::__private::dispatch_stream),
+            None => quote!(#krate::__private::dispatch),
+        };
+        let dispatch = call_over(dispatcher, quote!(#args #param_types, #rest), target);
         quote!(#name #(| #aliases)* => { #(#checks)* #result_check #dispatch })
     });
+    // The unsubscribe methods follow the trait's methods in `INFO`.
+    let unsubscribes = super::info::unsubscribe_names(api)
+        .into_iter()
+        .enumerate()
+        .map(|(offset, name)| {
+            let index = api.methods.len() + offset;
+            quote!(#name => #krate::__private::unsubscribe(#call, &#methods[#index], #slot, #cx))
+        });
     let doc = format!(
         "Serves [`{trait_ident}`]: routes each call to the server's method. \
          Build one with [`{trait_ident}::into_service`] and add it to a [`Router`]({krate_doc}::Router).",
@@ -119,6 +127,7 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
                 let #context = #call.context();
                 match #method {
                     #(#arms,)*
+                    #(#unsubscribes,)*
                     _ => ::core::option::Option::None,
                 }
             }

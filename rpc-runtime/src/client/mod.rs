@@ -10,6 +10,7 @@ mod error;
 mod in_process;
 mod params;
 mod retry;
+mod subscription;
 mod typed_batch;
 
 use std::fmt::Write as _;
@@ -23,6 +24,8 @@ pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportEr
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
+pub use subscription::{RawItems, Subscription};
+pub(crate) use subscription::{cannot_stream, closed};
 pub use typed_batch::{BatchCall, BatchReplies};
 
 use crate::Response;
@@ -103,6 +106,22 @@ pub trait Transport: Send + Sync {
             }
             Ok(BatchResponse::from_replies(replies))
         }
+    }
+
+    /// Sends a call of a streaming method, which streams as `stream` says
+    /// on two-way transports, and resolves to its items once the server
+    /// has accepted it (an error the server answers at once is this
+    /// future's error).
+    ///
+    /// The default refuses: HTTP streams with Server-Sent Events, and
+    /// WebSocket, TCP and stdio connections with subscriptions.
+    fn send_stream(
+        &self,
+        request: OutgoingRequest<'_>,
+        stream: &'static crate::StreamInfo,
+    ) -> impl Future<Output = Result<RawItems, ClientError>> + Send {
+        let _ = (request, stream);
+        std::future::ready(Err(subscription::cannot_stream()))
     }
 }
 

@@ -175,7 +175,8 @@ impl Router {
     async fn handle_entry<'a>(&'a self, entry: &Entry<'a>, context: &'a Context) -> Option<String> {
         let mut slot = pin!(HandlerSlot::new());
         // Ready at once: polled once, with the task's context.
-        let started = poll_fn(|cx| Poll::Ready(self.start(entry, context, slot.as_mut(), cx)));
+        let started =
+            poll_fn(|cx| Poll::Ready(self.start(entry, context, false, slot.as_mut(), cx)));
         match started.await {
             Started::Done(reply) => reply,
             Started::Waiting(waiting) => self.guard(slot, waiting).await,
@@ -205,7 +206,7 @@ impl Router {
             .iter()
             .map(|entry| {
                 let mut slot = spare.take().unwrap_or_else(|| Box::pin(HandlerSlot::new()));
-                match self.start(entry, context, slot.as_mut(), cx) {
+                match self.start(entry, context, true, slot.as_mut(), cx) {
                     Started::Done(reply) => {
                         spare = Some(slot);
                         Outcome::Done(reply)
@@ -216,12 +217,14 @@ impl Router {
             .collect()
     }
 
-    /// Starts one entry: its handler's future goes in `slot` and is polled
-    /// once, as most handlers finish without waiting.
+    /// Starts one entry (of a batch if `batched`): its handler's future
+    /// goes in `slot` and is polled once, as most handlers finish without
+    /// waiting.
     fn start<'a>(
         &'a self,
         entry: &Entry<'a>,
         context: &'a Context,
+        batched: bool,
         mut slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Started<'a> {
@@ -245,7 +248,7 @@ impl Router {
         // request's `-32603`. The slot, still holding a future that
         // panicked, is never polled again.
         let first = catch_unwind(AssertUnwindSafe(|| {
-            self.dispatch(request, context, slot.as_mut(), cx)
+            self.dispatch(request, context, batched, slot.as_mut(), cx)
         }));
         match first {
             Ok(Some(Poll::Ready(reply))) => Started::Done(reply),
@@ -279,6 +282,7 @@ impl Router {
         &'a self,
         request: &Request<'a>,
         context: &'a Context,
+        batched: bool,
         slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
@@ -286,7 +290,7 @@ impl Router {
         if let Some(reply) = discover::answer(&self.inner, request) {
             return Some(Poll::Ready(reply));
         }
-        let call = Call::new(request.params(), request.id(), context);
+        let call = Call::new(request.params(), request.id(), context, batched);
         let services = &self.inner.services;
         let service = match services.as_slice() {
             [only] => only,

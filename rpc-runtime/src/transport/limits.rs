@@ -31,6 +31,8 @@ pub struct Limits {
     body_timeout: Duration,
     idle_timeout: Duration,
     write_timeout: Duration,
+    keep_alive_interval: Duration,
+    max_subscriptions: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +46,8 @@ impl Default for Limits {
             body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(300),
             write_timeout: Duration::from_secs(60),
+            keep_alive_interval: Duration::from_secs(15),
+            max_subscriptions: 64,
         }
     }
 }
@@ -120,7 +124,33 @@ impl Limits {
         self
     }
 
-    /// The largest message accepted, in bytes.
+    /// How often a Server-Sent Events response with nothing to send writes
+    /// a comment line (`: keep-alive`), so that proxies keep it open and a
+    /// client that has gone away is noticed (default 15 s).
+    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
+        self.keep_alive_interval = interval;
+        self
+    }
+
+    /// The most subscriptions live at once on one WebSocket, TCP or stdio
+    /// connection (default 64, at least 1); a streaming call beyond it is
+    /// answered `-32000` `"Too many subscriptions"`.
+    pub fn max_subscriptions(mut self, subscriptions: usize) -> Self {
+        self.max_subscriptions = subscriptions.max(1);
+        self
+    }
+
+    /// See [`keep_alive_interval`](Limits::keep_alive_interval).
+    pub fn keep_alive(&self) -> Duration {
+        self.keep_alive_interval
+    }
+
+    /// See [`max_subscriptions`](Limits::max_subscriptions).
+    pub fn subscriptions(&self) -> usize {
+        self.max_subscriptions
+    }
+
+    /// The largest message accepted, in bytes (see [`max_message_size`](Limits::max_message_size)).
     pub fn message_size(&self) -> usize {
         self.max_message_size
     }

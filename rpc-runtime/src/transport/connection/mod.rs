@@ -30,6 +30,8 @@ mod message;
 mod open;
 mod order;
 mod reader;
+mod subscribed;
+mod subscriptions;
 mod writer;
 
 pub(crate) use direct::{Direct, DirectReply, ViaWriter};
@@ -82,6 +84,11 @@ struct Shared {
     closing: CancellationToken,
     /// Cancelled when the connection has ended.
     closed: CancellationToken,
+    /// The peer's subscriptions on this end.
+    subscriptions: Mutex<subscriptions::Subscriptions>,
+    /// This end's subscriptions to the peer.
+    subscribed: subscribed::Subscribed,
+    max_subscriptions: usize,
 }
 
 struct CloseOnDrop(CancellationToken);
@@ -132,7 +139,7 @@ impl Connection {
         self.shared.closed.cancelled().await;
     }
 
-    async fn enqueue(&self, message: String) -> Result<(), ClientError> {
+    pub(crate) async fn enqueue(&self, message: String) -> Result<(), ClientError> {
         if self.is_closed() {
             return Err(connection_closed());
         }
@@ -180,6 +187,14 @@ impl Transport for Connection {
             texts
         };
         Ok(BatchResponse::from_replies(self.within_timeout(all).await?))
+    }
+
+    async fn send_stream(
+        &self,
+        request: OutgoingRequest<'_>,
+        stream: &'static crate::StreamInfo,
+    ) -> Result<crate::client::RawItems, ClientError> {
+        self.open_stream(request, stream).await
     }
 }
 

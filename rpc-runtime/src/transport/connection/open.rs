@@ -49,6 +49,8 @@ pub(crate) struct Setup {
     /// replies still waiting in the send buffer for a peer that reads
     /// slowly: lingering lets them arrive, and the peer's close says they did.
     pub(crate) linger: Option<Duration>,
+    /// The most subscriptions the peer may hold at once.
+    pub(crate) max_subscriptions: usize,
 }
 
 impl Connection {
@@ -120,6 +122,7 @@ where
         write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
+        max_subscriptions: Limits::default().subscriptions(),
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);
@@ -149,6 +152,9 @@ where
         next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
         closed: CancellationToken::new(),
+        subscriptions: Mutex::default(),
+        subscribed: Default::default(),
+        max_subscriptions: setup.max_subscriptions,
     });
     let handler_side = Connection {
         shared: shared.clone(),

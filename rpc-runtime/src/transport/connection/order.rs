@@ -117,6 +117,10 @@ impl Order {
         context: &Arc<Context>,
         shared: &Shared,
     ) -> bool {
+        // An item of one of this end's subscriptions is for its reader.
+        if shared.subscribed.route(&message).await {
+            return true;
+        }
         self.received += 1;
         let number = self.received;
         tokio::select! {

@@ -292,8 +292,12 @@ where
 /// connection lives.
 pub(super) const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
+/// Nothing going on: no request in flight, no call waiting for its
+/// response, and no subscription streaming to the peer.
 pub(super) fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
-    in_flight.is_idle() && no_calls_waiting(shared)
+    in_flight.is_idle()
+        && no_calls_waiting(shared)
+        && crate::transport::sync::lock(&shared.subscriptions).is_empty()
 }
 
 /// The text of a batch of `entries`.

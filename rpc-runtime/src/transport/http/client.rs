@@ -14,12 +14,13 @@ use hyper::body::Incoming;
 use hyper_util::client::legacy::{self, connect::HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
+use super::event_stream;
 use super::read_body::{BodyError, read_whole};
 use super::version_1;
 use crate::Response;
 use crate::client::{
-    Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RetryPolicy,
-    Transport, TransportError, TransportErrorKind,
+    Batch, BatchResponse, ClientError, DecodeError, HttpError, OutgoingRequest, RawItems,
+    RetryPolicy, Transport, TransportError, TransportErrorKind,
 };
 use crate::transport::DEFAULT_CALL_TIMEOUT;
 
@@ -157,19 +158,7 @@ impl HttpClient {
     async fn post(&self, body: Bytes) -> Result<Bytes, ClientError> {
         let inner = &self.inner;
         let exchange = async {
-            let mut request = Request::new(Full::new(body));
-            *request.method_mut() = Method::POST;
-            *request.uri_mut() = inner.uri.clone();
-            *request.headers_mut() = inner.headers.clone();
-            let response = inner.client.request(request).await.map_err(send_error)?;
-            let (parts, body) = response.into_parts();
-            if !parts.status.is_success() {
-                return Err(ClientError::Http(HttpError::new(
-                    parts.status.as_u16(),
-                    retry_after(&parts.headers),
-                    body_start(body).await,
-                )));
-            }
+            let body = self.send(body, None).await?.into_body();
             read_whole(body, inner.max_response_size)
                 .await
                 .map_err(|err| {
@@ -180,7 +169,42 @@ impl HttpClient {
                     ClientError::Transport(TransportError::with_source(kind, err))
                 })
         };
-        match inner.timeout {
+        self.within_timeout(exchange).await
+    }
+
+    /// `POST`s `body` once, with `accept` for an `Accept` header if given,
+    /// and returns a 2xx response, its body unread.
+    async fn send(
+        &self,
+        body: Bytes,
+        accept: Option<HeaderValue>,
+    ) -> Result<http::Response<Incoming>, ClientError> {
+        let inner = &self.inner;
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = inner.uri.clone();
+        *request.headers_mut() = inner.headers.clone();
+        if let Some(accept) = accept {
+            request.headers_mut().insert(header::ACCEPT, accept);
+        }
+        let response = inner.client.request(request).await.map_err(send_error)?;
+        if !response.status().is_success() {
+            let (parts, body) = response.into_parts();
+            return Err(ClientError::Http(HttpError::new(
+                parts.status.as_u16(),
+                retry_after(&parts.headers),
+                body_start(body).await,
+            )));
+        }
+        Ok(response)
+    }
+
+    /// Runs `exchange` under the client's timeout.
+    async fn within_timeout<T>(
+        &self,
+        exchange: impl Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        match self.inner.timeout {
             Some(timeout) => tokio::time::timeout(timeout, exchange)
                 .await
                 .unwrap_or_else(|_| {
@@ -283,6 +307,55 @@ impl Transport for HttpClient {
             return Ok(BatchResponse::from_replies(Vec::new()));
         }
         BatchResponse::from_reply(requests, first_id, &into_text(reply)?)
+    }
+
+    /// Asks for Server-Sent Events; the timeout bounds the wait for the
+    /// response to begin, not the stream. A plain JSON answer is an error
+    /// the server gave before any item, or a server that answered with one
+    /// result: its only item.
+    async fn send_stream(
+        &self,
+        request: OutgoingRequest<'_>,
+        _: &'static crate::StreamInfo,
+    ) -> Result<RawItems, ClientError> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = Bytes::from(self.request_text(&request, Some(id)));
+        let accept = HeaderValue::from_static("application/json, text/event-stream");
+        let response = self.within_timeout(self.send(body, Some(accept))).await?;
+        let limit = self.inner.max_response_size;
+        if event_stream::is_event_stream(response.headers()) {
+            return Ok(event_stream::items(response.into_body(), id, limit));
+        }
+        let reply = self
+            .within_timeout(async {
+                read_whole(response.into_body(), limit)
+                    .await
+                    .map_err(|err| {
+                        ClientError::Transport(TransportError::with_source(
+                            TransportErrorKind::Closed,
+                            err,
+                        ))
+                    })
+            })
+            .await?;
+        let result = crate::client::decode_result::<Box<serde_json::value::RawValue>>(&reply_to(
+            reply, id,
+        )?)?;
+        Ok(Box::pin(One(Some(Ok(result)))))
+    }
+}
+
+/// A stream of one item.
+struct One<T>(Option<T>);
+
+impl<T: Unpin> futures_core::Stream for One<T> {
+    type Item = T;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<T>> {
+        std::task::Poll::Ready(self.0.take())
     }
 }
 

@@ -16,8 +16,10 @@
 //! | `listener.rs` | one accepted connection, under its header timeout |
 //! | `read_body.rs` | reading a body whole, up to a limit (server and client) |
 //! | `response_body.rs` | [`ResponseBody`] |
+//! | `sse/` | answering with Server-Sent Events |
 //! | `header_wait.rs` | the header timeout of a kept-alive connection |
 //! | `client.rs` | [`HttpClient`] |
+//! | `event_stream.rs` | the client's reading of Server-Sent Events |
 //! | `version_1.rs` | the client's JSON-RPC 1.0 mode |
 //!
 //! The WebSocket layer stands on this one: it answers handshakes through
@@ -25,6 +27,7 @@
 
 mod checks;
 mod client;
+mod event_stream;
 mod header_wait;
 mod listener;
 mod read_body;
@@ -32,6 +35,7 @@ mod refusal;
 mod respond;
 mod response_body;
 mod service;
+mod sse;
 mod version_1;
 
 #[cfg(feature = "ws")]
@@ -45,3 +49,4 @@ pub use response_body::ResponseBody;
 pub(crate) use service::Handover;
 pub use service::{HttpResponseFuture, HttpService};
 pub(crate) use service::{Shared, Upgrade};
+pub use sse::EventSender;

@@ -14,6 +14,7 @@ use super::refusal::{
     body_timed_out, method_not_allowed, too_large, unreadable, unsupported_media_type,
 };
 use super::service::{Handover, Shared};
+use super::sse::{self, accepts_events};
 use crate::Context;
 use crate::transport::sync::rare_events::{self};
 
@@ -94,23 +95,35 @@ where
                 Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
                 Some(Err(BodyError::Read(err))) => break 'response unreadable(&err),
             };
-            match shared.router.handle_with(&body, &context).await {
-                Some(reply) => {
-                    let mut response = Response::new(ResponseBody::from(reply));
-                    response
-                        .headers_mut()
-                        .insert(header::CONTENT_TYPE, application_json());
-                    response
-                }
-                None => {
-                    let mut response = Response::new(ResponseBody::empty());
-                    *response.status_mut() = StatusCode::NO_CONTENT;
-                    response
-                }
+            if accepts_events(
+                context
+                    .headers()
+                    .expect("an HTTP request's context has them"),
+            ) {
+                break 'response sse::answer(shared, body, context).await;
             }
+            reply_response(shared.router.handle_with(&body, &context).await)
         };
         origin.answered();
         Ok(response)
+    }
+}
+
+/// The response carrying `reply`: the JSON text, or `204` when there is none.
+pub(super) fn reply_response(reply: Option<String>) -> Response<ResponseBody> {
+    match reply {
+        Some(reply) => {
+            let mut response = Response::new(ResponseBody::from(reply));
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, application_json());
+            response
+        }
+        None => {
+            let mut response = Response::new(ResponseBody::empty());
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            response
+        }
     }
 }
 

@@ -74,6 +74,7 @@ impl Server {
             write_timeout: timers.write,
             stopping: lifecycle.stopping.clone(),
             linger: timers.linger,
+            max_subscriptions: self.limits.subscriptions(),
         };
         open(reader, writer, ViaWriter, setup, false).1
     }

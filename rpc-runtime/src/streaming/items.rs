@@ -1,0 +1,94 @@
+//! A handler's stream of items, type-erased, each written straight into the
+//! message that carries it.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use serde::Serialize;
+
+use crate::ErrorObject;
+use crate::wire;
+
+/// The constant text around each item of one stream: an SSE event's
+/// `data: {"jsonrpc":"2.0","result":` and `,"id":7}\n\n`, or a
+/// subscription notification's head and `}}`.
+pub(crate) struct Frame {
+    pub(crate) head: String,
+    pub(crate) tail: String,
+}
+
+/// What a stream yields next.
+pub(crate) enum Item {
+    /// An item, framed: the whole message to send.
+    Message(String),
+    /// The handler's stream failed; it ends here.
+    Error(ErrorObject),
+}
+
+/// A streaming handler's items, whatever their type.
+pub struct Items {
+    source: Pin<Box<dyn Source>>,
+}
+
+impl std::fmt::Debug for Items {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Items")
+    }
+}
+
+trait Source: Send {
+    fn poll_item(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame) -> Poll<Option<Item>>;
+}
+
+pin_project_lite::pin_project! {
+    struct Typed<S> {
+        #[pin]
+        stream: S,
+    }
+}
+
+impl<S, T, E> Source for Typed<S>
+where
+    S: Stream<Item = Result<T, E>> + Send,
+    T: Serialize,
+    E: Into<ErrorObject>,
+{
+    fn poll_item(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame) -> Poll<Option<Item>> {
+        self.project().stream.poll_next(cx).map(|next| {
+            Some(match next? {
+                Ok(item) => match wire::framed(&frame.head, &item, &frame.tail) {
+                    Ok(message) => Item::Message(message),
+                    Err(err) => unserializable(&err),
+                },
+                Err(err) => Item::Error(err.into()),
+            })
+        })
+    }
+}
+
+#[cold]
+fn unserializable(err: &serde_json::Error) -> Item {
+    tracing::error!(%err, "a stream's item could not be serialized");
+    Item::Error(ErrorObject::internal_error())
+}
+
+impl Items {
+    /// Erases the type of a handler's `stream`.
+    pub(crate) fn new<S, T, E>(stream: S) -> Self
+    where
+        S: Stream<Item = Result<T, E>> + Send + 'static,
+        T: Serialize,
+        E: Into<ErrorObject>,
+    {
+        Items {
+            source: Box::pin(Typed { stream }),
+        }
+    }
+
+    /// The next item framed by `frame`; `None` once the stream has ended.
+    #[cfg(feature = "rt")]
+    pub(crate) async fn next(&mut self, frame: &Frame) -> Option<Item> {
+        std::future::poll_fn(|cx| self.source.as_mut().poll_item(cx, frame)).await
+    }
+}

@@ -1,0 +1,111 @@
+//! The body of a Server-Sent Events response: the queued events, then the
+//! call's own reply, with keep-alive comments while nothing comes.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::WaitForCancellationFutureOwned;
+
+use super::events::{Event, data_event};
+
+/// The call that answers the request: it runs while the body is read, and
+/// its handlers' events come through the queue.
+pub(super) type Running = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
+
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// A stream of events, polled by hyper only as fast as the client reads:
+/// the producer waits on the bounded queue in between. Dropped when the
+/// client goes away, and the call with it.
+pub(crate) struct EventBody {
+    /// An event taken from the queue before the response began.
+    first: Option<Bytes>,
+    events: mpsc::Receiver<Event>,
+    /// `None` once it has finished.
+    running: Option<Running>,
+    /// The call's reply, sent after the events it queued.
+    last: Option<Bytes>,
+    keep_alive: Duration,
+    quiet: Pin<Box<Sleep>>,
+    /// Ends the stream cleanly, between two events, at a graceful shutdown.
+    stopping: Pin<Box<WaitForCancellationFutureOwned>>,
+    ended: bool,
+}
+
+impl EventBody {
+    pub(super) fn new(
+        events: mpsc::Receiver<Event>,
+        first: Option<Bytes>,
+        running: Option<Running>,
+        last: Option<String>,
+        keep_alive: Duration,
+        stopping: WaitForCancellationFutureOwned,
+    ) -> Self {
+        EventBody {
+            first,
+            events,
+            running,
+            last: last.map(|reply| Bytes::from(data_event(&reply))),
+            keep_alive,
+            quiet: Box::pin(tokio::time::sleep(keep_alive)),
+            stopping: Box::pin(stopping),
+            ended: false,
+        }
+    }
+
+    /// The next chunk to send; `None` at the end of the stream.
+    pub(crate) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(self.sent(first)));
+        }
+        loop {
+            let event = match &mut self.running {
+                Some(_) => self.events.poll_recv(cx),
+                // Finished: what it queued, then its reply; a handle it
+                // left behind sends nothing more.
+                None => Poll::Ready(self.events.try_recv().ok()),
+            };
+            match event {
+                Poll::Ready(Some(Event::Data(data))) => return Poll::Ready(Some(self.sent(data))),
+                Poll::Ready(Some(Event::Open)) => continue,
+                Poll::Ready(None) => {
+                    self.ended = true;
+                    return Poll::Ready(self.last.take());
+                }
+                Poll::Pending => {}
+            }
+            let running = self
+                .running
+                .as_mut()
+                .expect("events are awaited only while it runs");
+            if let Poll::Ready(reply) = running.as_mut().poll(cx) {
+                self.running = None;
+                self.last = reply.map(|reply| Bytes::from(data_event(&reply)));
+                continue;
+            }
+            if self.stopping.as_mut().poll(cx).is_ready() {
+                self.ended = true;
+                self.running = None;
+                return Poll::Ready(None);
+            }
+            if self.quiet.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))));
+            }
+            return Poll::Pending;
+        }
+    }
+
+    /// `chunk`, noted as sent now: the next keep-alive is due a whole interval later.
+    fn sent(&mut self, chunk: Bytes) -> Bytes {
+        self.quiet.as_mut().reset(Instant::now() + self.keep_alive);
+        chunk
+    }
+}

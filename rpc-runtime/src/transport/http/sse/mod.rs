@@ -1,0 +1,89 @@
+//! Server-Sent Events: a `POST` whose `Accept` includes `text/event-stream`
+//! may be answered by a stream of events (see [`streaming`](crate::streaming)).
+//!
+//! The call runs with an [`EventSender`] in its context. If it finishes
+//! before it sends an event, the answer is the plain JSON reply (an error
+//! before a stream's first item is one). Once it sends one, or a streaming
+//! method opens its stream, the answer becomes `200 text/event-stream`: the
+//! events as they come, then the call's own reply, if it has one, as the
+//! last event.
+//!
+//! | file | its job |
+//! |---|---|
+//! | `mod.rs` | choosing between a JSON reply and an event stream |
+//! | `events.rs` | [`EventSender`], the handlers' side of the queue |
+//! | `body.rs` | the response body that reads the queue |
+
+mod body;
+mod events;
+
+pub(crate) use body::EventBody;
+pub use events::EventSender;
+
+use std::future::poll_fn;
+use std::task::Poll;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Response, header};
+use tokio::sync::mpsc;
+
+use super::ResponseBody;
+use super::respond::reply_response;
+use super::service::Shared;
+use crate::Context;
+
+/// Whether the client takes an event stream for an answer.
+pub(crate) fn accepts_events(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|media| {
+            let media = media.split(';').next().unwrap_or("").trim();
+            media.eq_ignore_ascii_case("text/event-stream")
+        })
+}
+
+/// Answers `body`, which the router reads with `context`, as JSON or as an
+/// event stream, whichever the call turns out to need.
+pub(crate) async fn answer(
+    shared: &Shared,
+    body: Bytes,
+    context: Context,
+) -> Response<ResponseBody> {
+    let (queue, mut events) = mpsc::channel(events::QUEUE);
+    let context = context.with_events(EventSender::new(queue));
+    let router = shared.router.clone();
+    let mut running: body::Running =
+        Box::pin(async move { router.handle_with(&body, &context).await });
+    let first = poll_fn(|cx| match running.as_mut().poll(cx) {
+        Poll::Ready(reply) => Poll::Ready(Err(reply)),
+        Poll::Pending => events.poll_recv(cx).map(Ok),
+    })
+    .await;
+    let stopping = shared.stopping.clone().cancelled_owned();
+    let keep_alive = shared.limits.keep_alive();
+    let body = match first {
+        // Finished without a word before its reply: plain JSON.
+        Err(reply) if events.is_empty() => return reply_response(reply),
+        Err(reply) => EventBody::new(events, None, None, reply, keep_alive, stopping),
+        Ok(first) => {
+            let first = match first {
+                Some(events::Event::Data(data)) => Some(data),
+                Some(events::Event::Open) | None => None,
+            };
+            EventBody::new(events, first, Some(running), None, keep_alive, stopping)
+        }
+    };
+    let mut response = Response::new(ResponseBody::events(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // nginx buffers a proxied response unless told not to: events would wait.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}

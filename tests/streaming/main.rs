@@ -1,0 +1,10 @@
+//! Streaming methods: Server-Sent Events over HTTP, subscriptions over
+//! WebSocket, TCP and stdio, read by our client and by raw peers.
+
+#[path = "../support/connect.rs"]
+mod connect;
+
+mod api;
+mod raw;
+mod sse;
+mod subscriptions;

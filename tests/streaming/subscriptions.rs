@@ -1,0 +1,152 @@
+//! Subscriptions over WebSocket, TCP and stdio-like streams, read by our
+//! client and by a raw peer.
+
+use std::sync::atomic::Ordering;
+
+use typed_rpc::Router;
+use typed_rpc::client::ClientExt;
+use typed_rpc::transport::stream::Framing;
+use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
+
+use crate::api::{Head, Server as TickerServer, Ticker, TickerClient, settles};
+use crate::connect;
+
+async fn serve_ws(server: TickerServer, limits: Limits) -> ServerHandle {
+    Server::new(Router::new(server.into_service()))
+        .limits(limits)
+        .serve_http("127.0.0.1:0")
+        .await
+        .unwrap()
+}
+
+async fn serve_tcp(server: TickerServer) -> ServerHandle {
+    Server::new(Router::new(server.into_service()))
+        .serve_tcp("127.0.0.1:0", Framing::Lines)
+        .await
+        .unwrap()
+}
+
+/// Reads `count` items of `count(0, count)` and the end, over `connection`.
+async fn counts_to_the_end(connection: Connection) {
+    let client = TickerClient::new(connection);
+    let mut items = client.count(0, 5).await.unwrap();
+    let mut seen = Vec::new();
+    while let Some(item) = tokio::time::timeout(connect::PATIENCE, items.next())
+        .await
+        .expect("the end is announced")
+    {
+        seen.push(item.unwrap());
+    }
+    assert_eq!(seen, [0, 1, 2, 3, 4]);
+    assert_eq!(client.ping().await.unwrap(), "pong");
+}
+
+#[tokio::test]
+async fn our_client_reads_a_subscription_to_its_end_over_websocket() {
+    let handle = serve_ws(TickerServer::default(), Limits::default()).await;
+    counts_to_the_end(connect::websocket(&handle).await).await;
+}
+
+#[tokio::test]
+async fn our_client_reads_a_subscription_to_its_end_over_tcp() {
+    let handle = serve_tcp(TickerServer::default()).await;
+    counts_to_the_end(connect::tcp(&handle).await).await;
+}
+
+#[tokio::test]
+async fn our_client_reads_a_subscription_over_an_in_memory_stream() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let server = Server::new(Router::new(TickerServer::default().into_service()));
+    let (read, write) = tokio::io::split(server_end);
+    let _served = server.serve_stream(read, write, Framing::Lines);
+    let (read, write) = tokio::io::split(client_end);
+    let connection =
+        typed_rpc::transport::stream::StreamConnector::new(Framing::Lines).connect(read, write);
+    counts_to_the_end(connection.with_timeout(connect::PATIENCE)).await;
+}
+
+#[tokio::test]
+async fn dropping_the_stream_unsubscribes_and_drops_the_producer() {
+    let server = TickerServer::default();
+    let alive = server.alive.clone();
+    let handle = serve_ws(server, Limits::default()).await;
+    let client = TickerClient::new(connect::websocket(&handle).await);
+    let mut heads = client.subscribe("newHeads".into()).await.unwrap();
+    let first: Head = heads.next().await.unwrap().unwrap();
+    assert_eq!(first.number, "0x1");
+    assert_eq!(heads.next().await.unwrap().unwrap().number, "0x2");
+    assert_eq!(alive.load(Ordering::SeqCst), 1);
+    drop(heads);
+    assert!(settles(&alive, 0).await, "the producer is dropped");
+    assert_eq!(client.ping().await.unwrap(), "pong");
+}
+
+#[tokio::test]
+async fn a_raw_peer_sees_the_id_first_then_notifications_then_true_and_silence() {
+    let server = TickerServer::default();
+    let alive = server.alive.clone();
+    let handle = serve_tcp(server).await;
+    let mut peer = crate::raw::LinePeer::connect(handle.local_addr().unwrap()).await;
+    peer.send(r#"{"jsonrpc":"2.0","method":"eth_subscribe","params":["newHeads"],"id":1}"#)
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["id"], 1);
+    let id = answer["result"].as_str().unwrap().to_owned();
+    for n in 1..=2 {
+        let note = peer.next().await;
+        assert_eq!(note["method"], "eth_subscription");
+        assert!(note.get("id").is_none());
+        assert_eq!(note["params"]["subscription"], id.as_str());
+        assert_eq!(note["params"]["result"]["number"], format!("0x{n:x}"));
+    }
+    let unsubscribe =
+        format!(r#"{{"jsonrpc":"2.0","method":"eth_unsubscribe","params":["{id}"],"id":2}}"#);
+    peer.send(&unsubscribe).await;
+    loop {
+        let message = peer.next().await;
+        if message["id"] == 2 {
+            assert_eq!(message["result"], true);
+            break;
+        }
+        assert_eq!(
+            message["method"], "eth_subscription",
+            "only items before the answer"
+        );
+    }
+    assert!(peer.silent_for(std::time::Duration::from_millis(150)).await);
+    assert!(settles(&alive, 0).await);
+    // A second unsubscribe finds nothing live.
+    peer.send(&unsubscribe.replace(r#""id":2"#, r#""id":3"#))
+        .await;
+    assert_eq!(peer.next().await["result"], false);
+}
+
+#[tokio::test]
+async fn closing_the_connection_drops_the_producer() {
+    let server = TickerServer::default();
+    let alive = server.alive.clone();
+    let handle = serve_tcp(server).await;
+    let connection = connect::tcp(&handle).await;
+    let client = TickerClient::new(connection);
+    let mut items = client.forever(5).await.unwrap();
+    assert_eq!(items.next().await.unwrap().unwrap(), 0);
+    drop(items);
+    drop(client);
+    assert!(settles(&alive, 0).await);
+}
+
+#[tokio::test]
+async fn subscriptions_beyond_the_connection_s_limit_are_refused() {
+    let limits = Limits::default().max_subscriptions(2);
+    let handle = serve_ws(TickerServer::default(), limits).await;
+    let connection = connect::websocket(&handle).await;
+    let client = TickerClient::new(connection.clone());
+    let _one = client.forever(50).await.unwrap();
+    let _two = client.forever(50).await.unwrap();
+    let err = client.forever(50).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32000);
+    assert_eq!(err.rpc_error().unwrap().message(), "Too many subscriptions");
+    // Plain calls are still served.
+    let pong: String = connection.call("ping", None).await.unwrap();
+    assert_eq!(pong, "pong");
+}
