@@ -44,6 +44,13 @@ pub trait Ticker {
         every_ms: u64,
     ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
 
+    /// `count` items as fast as they are taken, each counted as it is made.
+    #[method(name = "flood", stream)]
+    async fn flood(
+        &self,
+        count: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static>;
+
     /// Ethereum-style new heads, one every 20 ms.
     #[method(
         name = "eth_subscribe",
@@ -67,6 +74,8 @@ pub trait Ticker {
 #[derive(Clone, Default)]
 pub struct Server {
     pub alive: Arc<AtomicUsize>,
+    /// Items `flood` has made.
+    pub made: Arc<AtomicUsize>,
 }
 
 /// Counts a producer while it lives.
@@ -114,6 +123,17 @@ impl Ticker for Server {
                 Some((Ok(n), (n + 1, alive)))
             },
         ))
+    }
+
+    async fn flood(
+        &self,
+        count: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static> {
+        let made = self.made.clone();
+        Ok(stream::iter(0..count).map(move |n| {
+            made.fetch_add(1, Ordering::Relaxed);
+            Ok(format!("{n:0>64}"))
+        }))
     }
 
     async fn subscribe(

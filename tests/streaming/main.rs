@@ -5,6 +5,8 @@
 mod connect;
 
 mod api;
+mod bounds;
+mod foreign;
 mod raw;
 mod sse;
 mod subscriptions;

@@ -11,7 +11,7 @@ use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
 use crate::api::{Head, Server as TickerServer, Ticker, TickerClient, settles};
 use crate::connect;
 
-async fn serve_ws(server: TickerServer, limits: Limits) -> ServerHandle {
+pub async fn serve_ws(server: TickerServer, limits: Limits) -> ServerHandle {
     Server::new(Router::new(server.into_service()))
         .limits(limits)
         .serve_http("127.0.0.1:0")
@@ -19,7 +19,7 @@ async fn serve_ws(server: TickerServer, limits: Limits) -> ServerHandle {
         .unwrap()
 }
 
-async fn serve_tcp(server: TickerServer) -> ServerHandle {
+pub async fn serve_tcp(server: TickerServer) -> ServerHandle {
     Server::new(Router::new(server.into_service()))
         .serve_tcp("127.0.0.1:0", Framing::Lines)
         .await

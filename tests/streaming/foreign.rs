@@ -1,0 +1,98 @@
+//! Clients nobody here wrote: ethers' WebSocketProvider subscribing to new
+//! blocks, and eventsource-parser reading Server-Sent Events.
+
+#[path = "../support/process.rs"]
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use typed_rpc::transport::Limits;
+
+use crate::api::{Server as TickerServer, settles};
+
+fn npm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/streaming/npm")
+}
+
+/// `node tests/streaming/npm/<script> <args>`, run to its end, its stdout as JSON.
+fn node(script: &str, args: &[&str]) -> serde_json::Value {
+    installed();
+    let mut command = Command::new("node");
+    command.current_dir(npm_dir()).arg(script).args(args);
+    let (ok, out, err) = process::bounded(command, Duration::from_secs(60));
+    assert!(ok, "node {script} failed:\n{err}");
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// The pinned packages, installed with `npm ci` if `.ci/run` has not.
+fn installed() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        if npm_dir().join("node_modules/ethers").exists()
+            && npm_dir().join("node_modules/eventsource-parser").exists()
+        {
+            return;
+        }
+        let mut command = Command::new("npm");
+        command
+            .current_dir(npm_dir())
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
+        let (ok, _, err) = process::bounded(command, Duration::from_secs(300));
+        assert!(ok, "`npm ci` in tests/streaming/npm failed:\n{err}");
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eventsource_parser_reads_every_item_in_order() {
+    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
+    let url = format!("http://{}/", handle.local_addr().unwrap());
+    let call = r#"{"jsonrpc":"2.0","method":"count","params":[10,14],"id":"x"}"#;
+    let seen = tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
+        .await
+        .unwrap();
+    assert_eq!(seen["status"], 200);
+    assert_eq!(seen["contentType"], "text/event-stream");
+    let results: Vec<_> = seen["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| {
+            assert_eq!(event["id"], "x");
+            event["result"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(results, [10, 11, 12, 13]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eventsource_parser_reads_the_error_item_as_the_last_event() {
+    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
+    let url = format!("http://{}/", handle.local_addr().unwrap());
+    let call = r#"{"jsonrpc":"2.0","method":"failing","params":[1],"id":9}"#;
+    let seen = tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
+        .await
+        .unwrap();
+    let events = seen["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "{seen}");
+    assert_eq!(events[0]["result"], 0);
+    assert_eq!(events[1]["error"]["code"], -32050);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ethers_websocket_provider_receives_new_blocks_and_unsubscribes() {
+    let server = TickerServer::default();
+    let alive = server.alive.clone();
+    let handle = crate::subscriptions::serve_ws(server, Limits::default()).await;
+    let url = format!("ws://{}/", handle.local_addr().unwrap());
+    let blocks = tokio::task::spawn_blocking(move || node("new_heads.js", &[&url, "3"]))
+        .await
+        .unwrap();
+    assert_eq!(blocks, serde_json::json!([1, 2, 3]));
+    assert!(
+        settles(&alive, 0).await,
+        "unsubscribing stopped the producer"
+    );
+}
