@@ -225,7 +225,10 @@ pub fn unsubscribe<'a>(
                     None => false,
                 };
                 #[cfg(not(feature = "duplex"))]
-                let ended = subscription.is_empty() && false;
+                let ended = {
+                    drop(subscription);
+                    false
+                };
                 call.respond(Ok::<_, ErrorObject>(ended))
             },
             cx,

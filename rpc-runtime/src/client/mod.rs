@@ -24,8 +24,10 @@ pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportEr
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
+pub(crate) use subscription::cannot_stream;
+#[cfg(feature = "http")]
+pub(crate) use subscription::closed;
 pub use subscription::{RawItems, Subscription};
-pub(crate) use subscription::{cannot_stream, closed};
 pub use typed_batch::{BatchCall, BatchReplies};
 
 use crate::Response;

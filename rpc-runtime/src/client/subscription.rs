@@ -93,6 +93,7 @@ pub(crate) fn cannot_stream() -> ClientError {
 }
 
 /// The error of a message whose peer has gone.
+#[cfg(feature = "http")]
 #[cold]
 pub(crate) fn closed() -> ClientError {
     ClientError::Transport(super::TransportError::new(

@@ -1,5 +1,12 @@
 //! A handler's stream of items, type-erased, each written straight into the
 //! message that carries it.
+#![cfg_attr(
+    not(any(feature = "http", feature = "duplex")),
+    expect(
+        dead_code,
+        reason = "without a transport that streams, every streaming call is refused before its items are read"
+    )
+)]
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -87,7 +94,6 @@ impl Items {
     }
 
     /// The next item framed by `frame`; `None` once the stream has ended.
-    #[cfg(feature = "rt")]
     pub(crate) async fn next(&mut self, frame: &Frame) -> Option<Item> {
         std::future::poll_fn(|cx| self.source.as_mut().poll_item(cx, frame)).await
     }

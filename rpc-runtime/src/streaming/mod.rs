@@ -25,6 +25,7 @@
 mod items;
 
 pub use items::Items;
+#[cfg(any(feature = "http", feature = "duplex"))]
 pub(crate) use items::{Frame, Item};
 
 use crate::wire::{self, Id};
@@ -82,7 +83,10 @@ pub(crate) async fn serve(
         #[cfg(feature = "duplex")]
         Route::Subscription(connection) => connection.subscribe(id, info, items).await,
         #[cfg(not(any(feature = "http", feature = "duplex")))]
-        Route::_Never(_, never) => match never {},
+        Route::_Never(_, never) => {
+            let _ = (id, info, items);
+            match never {}
+        }
     }
 }
 

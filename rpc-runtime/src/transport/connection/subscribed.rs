@@ -17,6 +17,9 @@ use crate::client::{ClientError, RawItems};
 use crate::transport::sync::lock;
 use crate::{ErrorObject, StreamInfo};
 
+/// One item as the transport brings it.
+type RawItem = Result<Box<RawValue>, ClientError>;
+
 /// How many items wait for a reader that has not taken them; the peer is
 /// read no further until it does.
 const QUEUE: usize = 16;
@@ -40,7 +43,7 @@ pub(super) struct Subscribed {
 #[derive(Default)]
 struct Routes {
     /// Keyed by notification name and the subscription id's JSON.
-    live: HashMap<(String, String), mpsc::Sender<Result<Box<RawValue>, ClientError>>>,
+    live: HashMap<(String, String), mpsc::Sender<RawItem>>,
     early: HashMap<(String, String), VecDeque<Note>>,
 }
 
@@ -177,7 +180,7 @@ impl Drop for OpenGuard<'_> {
 /// The stream a subscription's reader holds.
 struct Items {
     early: VecDeque<Note>,
-    items: mpsc::Receiver<Result<Box<RawValue>, ClientError>>,
+    items: mpsc::Receiver<RawItem>,
     closed: Pin<Box<WaitForCancellationFutureOwned>>,
     // Held for its `Drop`.
     _unsubscribe: Unsubscribe,
