@@ -14,6 +14,7 @@
 //! | [`router`] | the method table, batches, notifications, panic isolation, limits |
 //! | [`service`] | the [`RpcService`] interface between router and methods |
 //! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
+//! | [`cancel`] | [`CancelPolicy`]: the notification that cancels a request in flight |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
@@ -25,6 +26,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod cancel;
 pub mod client;
 pub mod context;
 pub mod error;
@@ -47,6 +49,7 @@ pub mod __private;
 #[cfg(feature = "http")]
 pub use http;
 
+pub use cancel::CancelPolicy;
 pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};

@@ -49,6 +49,12 @@ pub(crate) struct Setup {
     /// replies still waiting in the send buffer for a peer that reads
     /// slowly: lingering lets them arrive, and the peer's close says they did.
     pub(crate) linger: Option<Duration>,
+    /// Whether the requests read before the peer closed its end are still
+    /// answered. A byte stream's end of input may be half a close, the
+    /// peer still reading (`nc -N`, a shell pipe into stdio): they are. A
+    /// WebSocket close frame ends the connection both ways: nothing may be
+    /// sent after it, and the requests still running are dropped.
+    pub(crate) answers_after_close: bool,
 }
 
 impl Connection {
@@ -120,6 +126,7 @@ where
         write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
+        answers_after_close: true,
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);
@@ -148,18 +155,21 @@ where
         pending: Mutex::new(HashMap::new()),
         next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
+        unreachable: CancellationToken::new(),
         closed: CancellationToken::new(),
     });
     let handler_side = Connection {
         shared: shared.clone(),
         _owner: None,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
+        cancel: None,
     };
     let owner = owned.then(|| Arc::new(CloseOnDrop(shared.closing.clone())));
     let handle = Connection {
         shared: shared.clone(),
         _owner: owner,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
+        cancel: None,
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {

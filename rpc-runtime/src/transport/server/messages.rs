@@ -74,6 +74,7 @@ impl Server {
             write_timeout: timers.write,
             stopping: lifecycle.stopping.clone(),
             linger: timers.linger,
+            answers_after_close: true,
         };
         open(reader, writer, ViaWriter, setup, false).1
     }

@@ -101,6 +101,7 @@ pub(crate) fn upgrade(
         stopping: shared.stopping.clone(),
         // The closing handshake waits for the peer's close frame.
         linger: None,
+        answers_after_close: false,
     };
     let max = shared.limits.message_size();
     let session = async move {
