@@ -58,7 +58,10 @@ impl Probe {
     pub async fn until(&self, done: impl Fn(&Probe) -> bool) -> bool {
         let waiting = async {
             loop {
-                let changed = self.changed.notified();
+                // Registered before the check, so that no change between
+                // the check and the wait is missed.
+                let mut changed = std::pin::pin!(self.changed.notified());
+                changed.as_mut().enable();
                 if done(self) {
                     return;
                 }
