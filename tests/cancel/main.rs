@@ -459,3 +459,49 @@ async fn the_shutdown_deadline_drops_the_handler() {
     assert!(waits.probe.until(|p| p.dropped() == 1).await);
     assert_dropped(&waits.probe, 1);
 }
+
+/// A stream's end of input (stdio's stdin closing, or a TCP half close)
+/// lets the requests already read answer, within the shutdown timeout:
+/// a client gone for good does not keep its handlers running.
+#[tokio::test]
+async fn after_the_end_of_input_requests_answer_within_the_shutdown_timeout() {
+    let (router, waits) = router(None);
+    // One pipe each way, as stdin and stdout are.
+    let (mut to_server, server_input) = tokio::io::duplex(1 << 16);
+    let (server_output, from_server) = tokio::io::duplex(1 << 16);
+    let handle = Server::new(router)
+        .limits(Limits::default().shutdown_timeout(Duration::from_millis(300)))
+        .serve_stream(server_input, server_output, Framing::Lines);
+    for call in [
+        json!({"jsonrpc": "2.0", "method": "wait", "params": [50], "id": 1}),
+        json!({"jsonrpc": "2.0", "method": "wait", "id": 2}),
+    ] {
+        to_server
+            .write_all(format!("{call}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    assert!(waits.probe.until(|p| p.started() == 2).await);
+    drop(to_server);
+
+    let mut replies = BufReader::new(from_server).lines();
+    let reply = tokio::time::timeout(PATIENCE, replies.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&reply).unwrap(),
+        json!({"jsonrpc": "2.0", "result": "done", "id": 1}),
+        "the quick request answered after the end of input"
+    );
+    tokio::time::timeout(PATIENCE, handle.stopped())
+        .await
+        .expect("the server stopped once the shutdown timeout passed");
+    assert_eq!((waits.probe.finished(), waits.probe.dropped()), (1, 1));
+    assert_eq!(
+        replies.next_line().await.unwrap(),
+        None,
+        "nothing for the request that was dropped"
+    );
+}

@@ -49,12 +49,14 @@ pub(crate) struct Setup {
     /// replies still waiting in the send buffer for a peer that reads
     /// slowly: lingering lets them arrive, and the peer's close says they did.
     pub(crate) linger: Option<Duration>,
-    /// Whether the requests read before the peer closed its end are still
-    /// answered. A byte stream's end of input may be half a close, the
-    /// peer still reading (`nc -N`, a shell pipe into stdio): they are. A
-    /// WebSocket close frame ends the connection both ways: nothing may be
-    /// sent after it, and the requests still running are dropped.
-    pub(crate) answers_after_close: bool,
+    /// How long the requests read before the peer closed its end may go on
+    /// to answer it; `None`: they are dropped at once. A byte stream's end
+    /// of input may be half a close, the peer still reading (`nc -N`, a
+    /// shell pipe into stdio): they answer, as in a graceful shutdown, and
+    /// within its timeout, so that a client gone for good (an editor that
+    /// quit) does not keep its handlers running. A WebSocket close frame
+    /// ends the connection both ways: nothing may be sent after it.
+    pub(crate) answer_after_close: Option<Duration>,
 }
 
 impl Connection {
@@ -126,7 +128,7 @@ where
         write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
-        answers_after_close: true,
+        answer_after_close: Some(Limits::default().shutdown_wait()),
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);

@@ -34,6 +34,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     mut replies: Replies<'_, D>,
 ) -> bool {
     let mut cut_short = true;
+    let mut peer_closed = false;
     let in_flight = InFlight::new(setup.max_in_flight);
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
@@ -83,9 +84,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             }
             None => continue,
             Some(Ok(Inbound::Closed)) => {
-                if !setup.answers_after_close {
+                if setup.answer_after_close.is_none() {
                     shared.unreachable.cancel();
                 }
+                peer_closed = true;
                 cut_short = false;
                 break;
             }
@@ -209,17 +211,33 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close; but a request whose reply can no longer reach
-    // the peer is dropped, its handler with it.
+    // the peer is dropped, its handler with it, and so is one still running
+    // long after the peer closed its end.
     order.finish().await;
+    let patience = async {
+        match setup.answer_after_close.filter(|_| peer_closed) {
+            Some(patience) => tokio::time::sleep(patience).await,
+            None => std::future::pending().await,
+        }
+    };
     tokio::select! {
         () = in_flight.all_back() => {}
-        () = shared.unreachable.cancelled() => {
-            requests.shutdown().await;
-            in_flight.all_back().await;
-        }
+        () = shared.unreachable.cancelled() => drop_running(&mut requests, &in_flight).await,
+        () = patience => drop_running(&mut requests, &in_flight).await,
     }
     shared.closing.cancel();
     cut_short
+}
+
+/// Drops the requests still running, their handlers with them, and waits
+/// for the replies already handed to the writer.
+async fn drop_running(requests: &mut JoinSet<()>, in_flight: &InFlight) {
+    tracing::debug!(
+        running = requests.len(),
+        "the peer is gone: dropping its requests"
+    );
+    requests.shutdown().await;
+    in_flight.all_back().await;
 }
 
 /// What serving a message came to.

@@ -74,7 +74,7 @@ impl Server {
             write_timeout: timers.write,
             stopping: lifecycle.stopping.clone(),
             linger: timers.linger,
-            answers_after_close: true,
+            answer_after_close: Some(self.limits.shutdown_wait()),
         };
         open(reader, writer, ViaWriter, setup, false).1
     }

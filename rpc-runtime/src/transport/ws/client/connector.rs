@@ -261,7 +261,7 @@ impl WsConnector {
             stopping: Default::default(),
             // The closing handshake waits for the peer's close frame.
             linger: None,
-            answers_after_close: false,
+            answer_after_close: None,
         };
         let (connection, session) = session::open(ws, setup);
         tokio::spawn(session);

@@ -101,7 +101,7 @@ pub(crate) fn upgrade(
         stopping: shared.stopping.clone(),
         // The closing handshake waits for the peer's close frame.
         linger: None,
-        answers_after_close: false,
+        answer_after_close: None,
     };
     let max = shared.limits.message_size();
     let session = async move {
