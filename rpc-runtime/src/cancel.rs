@@ -312,3 +312,83 @@ mod watch {
         }
     }
 }
+
+#[cfg(all(test, feature = "duplex"))]
+mod tests {
+    use super::*;
+
+    fn cancelled(policy: &CancelPolicy, message: &str) -> Option<Option<RequestKey>> {
+        policy.cancelled_by(message.as_bytes())
+    }
+
+    fn text(id: &str) -> Option<Option<RequestKey>> {
+        Some(Some(RequestKey::Text(id.into())))
+    }
+
+    #[test]
+    fn finds_the_id_a_cancel_names() {
+        let lsp = CancelPolicy::lsp();
+        let number = Some(Some(RequestKey::Number("7".into())));
+        assert_eq!(
+            cancelled(
+                &lsp,
+                r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}"#
+            ),
+            number
+        );
+        // Escapes in the method name and in a string id are resolved.
+        assert_eq!(
+            cancelled(
+                &lsp,
+                r#"{"method":"$\/cancelRequest","params":{"id":"a\u0062"},"jsonrpc":"2.0"}"#
+            ),
+            text("ab")
+        );
+        let mcp = CancelPolicy::mcp();
+        assert_eq!(
+            cancelled(
+                &mcp,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ab","reason":"r"}}"#
+            ),
+            text("ab")
+        );
+    }
+
+    #[test]
+    fn a_cancel_without_a_usable_id_is_still_a_cancel() {
+        let lsp = CancelPolicy::lsp();
+        for message in [
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest"}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":[7]}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":null}}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":[7]}}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"requestId":7}}"#,
+        ] {
+            assert_eq!(cancelled(&lsp, message), Some(None), "{message}");
+        }
+    }
+
+    #[test]
+    fn other_messages_are_not_cancels() {
+        let lsp = CancelPolicy::lsp();
+        for message in [
+            r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"id":7}}"#,
+            // Its name inside another member is not its method.
+            r#"{"jsonrpc":"2.0","method":"log","params":{"text":"$/cancelRequest"}}"#,
+            // With an id it is a request, which the router answers.
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7},"id":1}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}"#,
+            "[]",
+        ] {
+            assert_eq!(cancelled(&lsp, message), None, "{message}");
+        }
+    }
+
+    #[test]
+    fn our_notification_names_the_call() {
+        assert_eq!(
+            CancelPolicy::mcp().notification(3),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#
+        );
+    }
+}

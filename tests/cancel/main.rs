@@ -505,3 +505,19 @@ async fn after_the_end_of_input_requests_answer_within_the_shutdown_timeout() {
         "nothing for the request that was dropped"
     );
 }
+
+/// The same over WebSocket, with the MCP preset on both sides.
+#[tokio::test]
+async fn our_websocket_client_cancels_a_call_that_times_out() {
+    let (router, waits) = router(Some(CancelPolicy::mcp()));
+    let handle = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
+    let connection = connect::websocket(&handle)
+        .await
+        .with_cancel_notification(CancelPolicy::mcp());
+    let impatient = WaiterClient::new(connection.clone().with_timeout(Duration::from_millis(50)));
+    assert!(impatient.wait(None).await.unwrap_err().is_timeout());
+    assert!(waits.probe.until(|p| p.dropped() == 1).await);
+    assert_dropped(&waits.probe, 1);
+    assert_eq!(WaiterClient::new(connection).ping().await.unwrap(), "pong");
+    assert!(handle.shutdown().await);
+}
