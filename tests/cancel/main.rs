@@ -304,29 +304,63 @@ async fn our_client_cancels_a_call_that_times_out_or_is_dropped() {
     assert!(handle.shutdown().await);
 }
 
-#[tokio::test]
-async fn a_call_answered_in_time_sends_no_cancel() {
-    // A peer that answers every call and records what the client sends.
+/// A peer that records the methods it is sent and answers each call named
+/// in `answered` with `"pong"`; its address, and what it saw once the
+/// client has gone.
+async fn recorder(
+    answered: &'static [&'static str],
+) -> (SocketAddr, tokio::task::JoinHandle<Vec<Value>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let recorder = tokio::spawn(async move {
+    let seen = tokio::spawn(async move {
         let (stream, _) = listener.accept().await.unwrap();
         let (read, mut write) = stream.into_split();
         let mut lines = BufReader::new(read).lines();
         let mut seen = Vec::new();
         while let Ok(Some(line)) = lines.next_line().await {
             let message: Value = serde_json::from_str(&line).unwrap();
-            if message.get("id").is_some() {
+            if answered.iter().any(|method| message["method"] == *method) {
                 let reply = json!({"jsonrpc": "2.0", "result": "pong", "id": message["id"]});
                 write
                     .write_all(format!("{reply}\n").as_bytes())
                     .await
                     .unwrap();
             }
-            seen.push(message["method"].clone());
+            seen.push(message);
         }
         seen
     });
+    (addr, seen)
+}
+
+/// The calls of a connection whose own router has a cancel policy are
+/// cancelled with it, without `with_cancel_notification`.
+#[tokio::test]
+async fn a_connection_cancels_its_calls_as_its_router_is_cancelled() {
+    let (addr, seen) = recorder(&[]).await;
+    let (handlers, _) = router(Some(CancelPolicy::lsp()));
+    let connection = StreamConnector::new(Framing::Lines)
+        .handlers(handlers)
+        .connect_tcp(addr)
+        .await
+        .unwrap()
+        .with_timeout(Duration::from_millis(50));
+    let client = WaiterClient::new(connection);
+    assert!(client.wait(None).await.unwrap_err().is_timeout());
+    drop(client);
+    let seen = tokio::time::timeout(PATIENCE, seen).await.unwrap().unwrap();
+    assert_eq!(
+        seen,
+        [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "wait", "params": []}),
+            json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_call_answered_in_time_sends_no_cancel() {
+    let (addr, seen) = recorder(&["ping"]).await;
     let connection = StreamConnector::new(Framing::Lines)
         .connect_tcp(addr)
         .await
@@ -336,12 +370,11 @@ async fn a_call_answered_in_time_sends_no_cancel() {
     assert_eq!(client.ping().await.unwrap(), "pong");
     assert_eq!(client.ping().await.unwrap(), "pong");
     drop(client);
+    let seen = tokio::time::timeout(PATIENCE, seen).await.unwrap().unwrap();
+    let methods: Vec<&Value> = seen.iter().map(|message| &message["method"]).collect();
     assert_eq!(
-        tokio::time::timeout(PATIENCE, recorder)
-            .await
-            .unwrap()
-            .unwrap(),
-        [json!("ping"), json!("ping")],
+        methods,
+        [&json!("ping"), &json!("ping")],
         "no `$/cancelRequest` for calls that were answered"
     );
 }

@@ -127,6 +127,12 @@ impl Connection {
     /// Batches are not cancelled. The notification is queued without
     /// waiting (on a full queue, a task sends it), so a drop never blocks.
     ///
+    /// A connection whose own router has a
+    /// [`cancel_notification`](crate::RouterBuilder::cancel_notification)
+    /// (a server's, or the `handlers` router of a client's connector)
+    /// cancels its calls with that policy from the start: both ends of a
+    /// connection speak one protocol.
+    ///
     /// ```
     /// use rpc_runtime::CancelPolicy;
     /// use rpc_runtime::client::ClientExt;

@@ -160,18 +160,21 @@ where
         unreachable: CancellationToken::new(),
         closed: CancellationToken::new(),
     });
+    // Both ends of a connection speak one protocol: the calls of this end
+    // are cancelled the way its router lets the peer cancel.
+    let cancel = setup.router.shared_cancel_policy().cloned();
     let handler_side = Connection {
         shared: shared.clone(),
         _owner: None,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
-        cancel: None,
+        cancel: cancel.clone(),
     };
     let owner = owned.then(|| Arc::new(CloseOnDrop(shared.closing.clone())));
     let handle = Connection {
         shared: shared.clone(),
         _owner: owner,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
-        cancel: None,
+        cancel,
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
