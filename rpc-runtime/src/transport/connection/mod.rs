@@ -131,7 +131,7 @@ impl Connection {
     /// [`cancel_notification`](crate::RouterBuilder::cancel_notification)
     /// (a server's, or the `handlers` router of a client's connector)
     /// cancels its calls with that policy from the start: both ends of a
-    /// connection speak one protocol.
+    /// connection speak one protocol. `None` turns cancelling off.
     ///
     /// ```
     /// use rpc_runtime::CancelPolicy;
@@ -162,8 +162,8 @@ impl Connection {
     /// );
     /// # });
     /// ```
-    pub fn with_cancel_notification(mut self, policy: CancelPolicy) -> Self {
-        self.cancel = Some(Arc::new(policy));
+    pub fn with_cancel_notification(mut self, policy: impl Into<Option<CancelPolicy>>) -> Self {
+        self.cancel = policy.into().map(Arc::new);
         self
     }
 
