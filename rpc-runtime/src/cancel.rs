@@ -268,7 +268,9 @@ mod watch {
         /// Only a request that waits, on a two-way connection (WebSocket,
         /// TCP, stdio), can be cancelled; for others (HTTP, in-process,
         /// batch entries) this never resolves, and a handler is dropped
-        /// instead when its client goes away or its request times out.
+        /// instead when its client goes away or its request times out. It
+        /// is the handler's own future that learns of its cancellation: a
+        /// task the handler spawns does not, and should be handed the news.
         ///
         /// ```
         /// use rpc_runtime::{Context, RpcResult, TransportKind};
