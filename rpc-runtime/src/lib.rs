@@ -15,6 +15,7 @@
 //! | [`service`] | the [`RpcService`] interface between router and methods |
 //! | [`streaming`] | streaming methods: Server-Sent Events and subscriptions |
 //! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
+//! | [`cancel`] | [`CancelPolicy`]: the notification that cancels a request in flight |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
@@ -26,6 +27,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod cancel;
 pub mod client;
 pub mod context;
 pub mod error;
@@ -49,6 +51,7 @@ pub mod __private;
 #[cfg(feature = "http")]
 pub use http;
 
+pub use cancel::CancelPolicy;
 pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};

@@ -18,6 +18,8 @@
 
 #[path = "../support/mod.rs"]
 mod support;
+#[path = "../support/waiter.rs"]
+mod waiter;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -877,4 +879,39 @@ async fn generated_client_spawns_a_vscode_jsonrpc_server() {
         status.success(),
         "the server exits when stdin ends: {status}"
     );
+}
+
+/// vscode-jsonrpc cancels a call with a `CancellationTokenSource` over
+/// stdio (the test serves the script's stdin and stdout, with the LSP
+/// preset): `$/cancelRequest` drops the handler, and the call is answered
+/// `-32800`, which is what settles it on vscode-jsonrpc's side.
+#[tokio::test]
+async fn vscode_jsonrpc_cancels_a_call_and_the_handler_is_dropped() {
+    let waits = waiter::Waits::default();
+    let router = Router::builder()
+        .service(waiter::Waiter::into_service(waits.clone()))
+        .cancel_notification(typed_rpc::CancelPolicy::lsp())
+        .build()
+        .unwrap();
+    let connector = StreamConnector::new(Framing::ContentLength).handlers(router);
+    let mut command = tokio::process::Command::from(node("vscode_cancel.js", &[]));
+    let child = connector.spawn(&mut command).unwrap();
+
+    let report = waits.probe.report().await.expect("the script's report");
+    assert_eq!(report["started"], 1, "{report}");
+    assert_eq!(
+        report["cancelled"],
+        json!({"code": -32800, "message": "Request cancelled", "data": null}),
+        "{report}"
+    );
+    assert_eq!(report["dropped"], 1, "{report}");
+    assert_eq!(report["answered"], "done", "{report}");
+    assert_eq!(report["ping"], "pong", "{report}");
+    assert_eq!(
+        (waits.probe.dropped(), waits.probe.finished()),
+        (1, 1),
+        "the cancelled handler was dropped, the answered one returned"
+    );
+    let status = child.close().await.unwrap();
+    assert!(status.success(), "the script exited cleanly: {status}");
 }

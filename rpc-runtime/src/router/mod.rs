@@ -28,7 +28,7 @@ use guard::Guarded;
 use crate::context::{self, Context};
 use crate::service::{Call, HandlerSlot, RpcService};
 use crate::wire::{self, Entry, Id, Message, Request};
-use crate::{ErrorObject, ServiceInfo};
+use crate::{CancelPolicy, ErrorObject, ServiceInfo};
 
 /// The default limit on the number of entries in a batch.
 pub const DEFAULT_MAX_BATCH_LEN: usize = 1024;
@@ -67,6 +67,8 @@ struct Inner {
     /// which is asked directly.
     routes: HashMap<&'static str, usize>,
     settings: Settings,
+    /// How the peer of a two-way connection cancels a request, if it can.
+    cancel: Option<Arc<CancelPolicy>>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -92,25 +94,32 @@ impl Default for Settings {
 impl Router {
     /// A router for one service, with default limits.
     pub fn new(service: impl RpcService) -> Self {
-        Router::from_parts(vec![Box::new(service)], HashMap::new(), Settings::default())
+        Router::from_parts(
+            vec![Box::new(service)],
+            HashMap::new(),
+            Settings::default(),
+            None,
+        )
     }
 
     /// A router with no methods: it answers every request with `-32601`.
     #[cfg(any(feature = "ws", feature = "stream"))]
     pub(crate) fn empty() -> Self {
-        Router::from_parts(Vec::new(), HashMap::new(), Settings::default())
+        Router::from_parts(Vec::new(), HashMap::new(), Settings::default(), None)
     }
 
     fn from_parts(
         services: Vec<Box<dyn RpcService>>,
         routes: HashMap<&'static str, usize>,
         settings: Settings,
+        cancel: Option<CancelPolicy>,
     ) -> Self {
         Router {
             inner: Arc::new(Inner {
                 services,
                 routes,
                 settings,
+                cancel: cancel.map(Arc::new),
                 #[cfg(feature = "schema")]
                 discover: None,
             }),
@@ -122,9 +131,21 @@ impl Router {
         RouterBuilder {
             services: Vec::new(),
             settings: Settings::default(),
+            cancel: None,
             #[cfg(feature = "schema")]
             discover: None,
         }
+    }
+
+    /// How the peer of a two-way connection cancels its requests, as
+    /// [`RouterBuilder::cancel_notification`] set it.
+    pub fn cancel_policy(&self) -> Option<&CancelPolicy> {
+        self.inner.cancel.as_deref()
+    }
+
+    #[cfg(feature = "duplex")]
+    pub(crate) fn shared_cancel_policy(&self) -> Option<&Arc<CancelPolicy>> {
+        self.inner.cancel.as_ref()
     }
 
     /// The services this router dispatches to, in the order they were added.
@@ -361,6 +382,7 @@ impl fmt::Debug for Router {
 pub struct RouterBuilder {
     services: Vec<Box<dyn RpcService>>,
     settings: Settings,
+    cancel: Option<CancelPolicy>,
     #[cfg(feature = "schema")]
     discover: Option<discover::DiscoverInfo>,
 }
@@ -391,6 +413,41 @@ impl RouterBuilder {
         self
     }
 
+    /// Lets the peer of a two-way connection (WebSocket, TCP, stdio) cancel
+    /// its requests with the notification `policy` names (default: none,
+    /// and such a notification goes to the services like any other).
+    ///
+    /// A cancel notification is acted on as it arrives, ahead of the
+    /// notifications queued before it, and never reaches the services.
+    /// The handler of a cancelled request that is still running is dropped
+    /// (its `Drop` runs, its place among the connection's requests in
+    /// flight is freed), its result, if it comes in its
+    /// [grace period](CancelPolicy::grace_period), discarded, and the
+    /// request answered as the policy says: exactly one answer either way.
+    /// A cancel for an id that is unknown or already answered, and one for
+    /// an entry of a batch, is ignored.
+    ///
+    /// ```
+    /// use rpc_runtime::{CancelPolicy, Router};
+    /// # use rpc_runtime::{Call, HandlerFuture, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    /// let router = Router::builder()
+    ///     .service(Nothing)
+    ///     .cancel_notification(CancelPolicy::lsp())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(router.cancel_policy().unwrap().method(), "$/cancelRequest");
+    /// ```
+    pub fn cancel_notification(mut self, policy: CancelPolicy) -> Self {
+        self.cancel = Some(policy);
+        self
+    }
+
     /// Builds the router, or fails if two services define the same method
     /// name (or alias): a name is never silently taken from one service by another.
     pub fn build(self) -> Result<Router, BuildError> {
@@ -413,7 +470,7 @@ impl RouterBuilder {
             // A single service is asked directly; the table would go unused.
             routes.clear();
         }
-        let router = Router::from_parts(self.services, routes, self.settings);
+        let router = Router::from_parts(self.services, routes, self.settings, self.cancel);
         #[cfg(feature = "schema")]
         let router = discover::install(router, self.discover);
         Ok(router)

@@ -20,11 +20,13 @@
 //! | `open.rs` | a connection's settings, the constructors, the driver of both loops |
 //! | `reader.rs` | the read loop: the peer's requests to the router, responses to their calls |
 //! | `order.rs` | the peer's notifications, in order with what follows them |
+//! | `cancel.rs` | the peer's requests in flight, by id, for its cancel notifications |
 //! | `writer.rs` | the write loop and its two queues |
 //! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
+mod cancel;
 mod direct;
 mod message;
 mod open;
@@ -51,6 +53,7 @@ use bytes::Bytes;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::CancelPolicy;
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
     TransportErrorKind,
@@ -71,6 +74,8 @@ pub struct Connection {
     /// Present in the handles a client owns: the last one dropped closes the connection.
     _owner: Option<Arc<CloseOnDrop>>,
     timeout: Option<Duration>,
+    /// Sent for each call given up on before its reply.
+    cancel: Option<Arc<CancelPolicy>>,
 }
 
 /// The id of this end's first call to its peer.
@@ -82,6 +87,10 @@ struct Shared {
     next_id: AtomicU64,
     /// Cancelled when the connection is ending: no more calls are accepted.
     closing: CancellationToken,
+    /// Cancelled when the peer can no longer be answered (a read or a write
+    /// failed, or a WebSocket close frame came): the requests still running
+    /// are dropped.
+    unreachable: CancellationToken,
     /// Cancelled when the connection has ended.
     closed: CancellationToken,
     /// The peer's subscriptions on this end.
@@ -115,6 +124,53 @@ impl Connection {
     /// (30 s).
     pub fn with_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
         self.timeout = timeout.into();
+        self
+    }
+
+    /// A handle that sends `policy`'s notification for each call it gives
+    /// up on before the reply comes: a call whose future is dropped, or
+    /// whose timeout passes. The peer can then drop its handler (see
+    /// [`RouterBuilder::cancel_notification`](crate::RouterBuilder::cancel_notification)).
+    /// Batches are not cancelled. The notification is queued without
+    /// waiting (on a full queue, a task sends it), so a drop never blocks.
+    ///
+    /// A connection whose own router has a
+    /// [`cancel_notification`](crate::RouterBuilder::cancel_notification)
+    /// (a server's, or the `handlers` router of a client's connector)
+    /// cancels its calls with that policy from the start: both ends of a
+    /// connection speak one protocol. `None` turns cancelling off.
+    ///
+    /// ```
+    /// use rpc_runtime::CancelPolicy;
+    /// use rpc_runtime::client::ClientExt;
+    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use rpc_runtime::transport::Connection;
+    /// use rpc_runtime::Router;
+    /// use tokio::io::AsyncBufReadExt;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (client_end, server_end) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(client_end);
+    /// let connection = Connection::connect(
+    ///     FramedReader::new(read, Framing::Lines, 1 << 20),
+    ///     FramedWriter::new(write, Framing::Lines),
+    ///     Router::builder().build().unwrap(),
+    /// )
+    /// .with_cancel_notification(CancelPolicy::lsp())
+    /// .with_timeout(std::time::Duration::from_millis(10));
+    ///
+    /// // A peer that never answers: the call times out, and is cancelled.
+    /// assert!(connection.call::<u64>("slow", None).await.unwrap_err().is_timeout());
+    /// let mut peer = tokio::io::BufReader::new(server_end).lines();
+    /// assert_eq!(peer.next_line().await.unwrap().unwrap(), r#"{"jsonrpc":"2.0","id":1,"method":"slow"}"#);
+    /// assert_eq!(
+    ///     peer.next_line().await.unwrap().unwrap(),
+    ///     r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#
+    /// );
+    /// # });
+    /// ```
+    pub fn with_cancel_notification(mut self, policy: impl Into<Option<CancelPolicy>>) -> Self {
+        self.cancel = policy.into().map(Arc::new);
         self
     }
 
@@ -154,12 +210,15 @@ impl Connection {
 impl Transport for Connection {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
         let (ids, mut replies) = self.expect_replies(1);
-        // Forget the call however this future ends: reply, error, timeout or drop.
-        let _forget = ForgetOnDrop {
+        // Forget the call however this future ends: reply, error, timeout
+        // or drop; once it is sent, cancel it if no reply came.
+        let mut forget = ForgetOnDrop {
             shared: &self.shared,
             ids: ids.clone(),
+            cancel: None,
         };
         self.enqueue(request.to_text(Some(ids.start))).await?;
+        forget.cancel = self.cancel.as_deref();
         let reply = self.within_timeout(replies.remove(0)).await?;
         let reply = reply.map_err(|_| connection_closed())?;
         into_text(reply).ok_or_else(connection_closed)
@@ -177,6 +236,7 @@ impl Transport for Connection {
         let _forget = ForgetOnDrop {
             shared: &self.shared,
             ids: ids.clone(),
+            cancel: None,
         };
         self.enqueue(batch.to_text(ids.start)).await?;
         let all = async {
@@ -232,16 +292,44 @@ fn into_text(reply: Bytes) -> Option<String> {
     String::from_utf8(reply.into()).ok()
 }
 
+/// Forgets calls however they end; with `cancel`, sends its notification
+/// for each call that had no reply yet.
 struct ForgetOnDrop<'a> {
     shared: &'a Shared,
     ids: Range<u64>,
+    cancel: Option<&'a CancelPolicy>,
 }
 
 impl Drop for ForgetOnDrop<'_> {
     fn drop(&mut self) {
         let mut pending = lock(&self.shared.pending);
-        for id in self.ids.clone() {
-            pending.remove(&id);
+        let unanswered: Vec<u64> = self
+            .ids
+            .clone()
+            .filter(|id| pending.remove(id).is_some())
+            .collect();
+        drop(pending);
+        if let Some(policy) = self.cancel
+            && !self.shared.closing.is_cancelled()
+        {
+            for id in unanswered {
+                send_soon(&self.shared.outbox, policy.notification(id));
+            }
+        }
+    }
+}
+
+/// Queues `message` without waiting: at once if the queue has room, else
+/// from a task (a drop must not block, nor lose the message to a full queue).
+#[cold]
+fn send_soon(outbox: &mpsc::Sender<String>, message: String) {
+    match outbox.try_send(message) {
+        Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+        Err(mpsc::error::TrySendError::Full(message)) => {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let outbox = outbox.clone();
+                runtime.spawn(async move { outbox.send(message).await });
+            }
         }
     }
 }

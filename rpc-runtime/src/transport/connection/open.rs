@@ -51,6 +51,14 @@ pub(crate) struct Setup {
     pub(crate) linger: Option<Duration>,
     /// The most subscriptions the peer may hold at once.
     pub(crate) max_subscriptions: usize,
+    /// How long the requests read before the peer closed its end may go on
+    /// to answer it; `None`: they are dropped at once. A byte stream's end
+    /// of input may be half a close, the peer still reading (`nc -N`, a
+    /// shell pipe into stdio): they answer, as in a graceful shutdown, and
+    /// within its timeout, so that a client gone for good (an editor that
+    /// quit) does not keep its handlers running. A WebSocket close frame
+    /// ends the connection both ways: nothing may be sent after it.
+    pub(crate) answer_after_close: Option<Duration>,
 }
 
 impl Connection {
@@ -123,6 +131,7 @@ where
         stopping: CancellationToken::new(),
         linger: None,
         max_subscriptions: Limits::default().subscriptions(),
+        answer_after_close: Some(Limits::default().shutdown_wait()),
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);
@@ -151,21 +160,27 @@ where
         pending: Mutex::new(HashMap::new()),
         next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
+        unreachable: CancellationToken::new(),
         closed: CancellationToken::new(),
         subscriptions: Mutex::default(),
         subscribed: Default::default(),
         max_subscriptions: setup.max_subscriptions,
     });
+    // Both ends of a connection speak one protocol: the calls of this end
+    // are cancelled the way its router lets the peer cancel.
+    let cancel = setup.router.shared_cancel_policy().cloned();
     let handler_side = Connection {
         shared: shared.clone(),
         _owner: None,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
+        cancel: cancel.clone(),
     };
     let owner = owned.then(|| Arc::new(CloseOnDrop(shared.closing.clone())));
     let handle = Connection {
         shared: shared.clone(),
         _owner: owner,
         timeout: Some(DEFAULT_CALL_TIMEOUT),
+        cancel,
     };
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {

@@ -12,6 +12,7 @@ use tokio::runtime::RuntimeFlavor;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use super::cancel::Cancels;
 use super::order::Order;
 use super::writer::Replies;
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
@@ -33,6 +34,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     mut replies: Replies<'_, D>,
 ) -> bool {
     let mut cut_short = true;
+    let mut peer_closed = false;
     let in_flight = InFlight::new(setup.max_in_flight);
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
@@ -42,6 +44,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         RuntimeFlavor::CurrentThread
     );
     let mut order = Order::default();
+    let mut cancels = Cancels::of(&setup.router, setup.max_in_flight);
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`). One `Rare` waits for all that
     // interrupts the reading: the connection closing or the server stopping
@@ -81,11 +84,16 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             }
             None => continue,
             Some(Ok(Inbound::Closed)) => {
+                if setup.answer_after_close.is_none() {
+                    shared.unreachable.cancel();
+                }
+                peer_closed = true;
                 cut_short = false;
                 break;
             }
             Some(Err(err)) => {
                 tracing::debug!(%err, "connection read failed");
+                shared.unreachable.cancel();
                 cut_short = false;
                 break;
             }
@@ -106,6 +114,9 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         } else {
             match wire::classify(&message) {
                 Incoming::Notification => {
+                    if is_cancel(&mut cancels, &message) {
+                        continue;
+                    }
                     if !order.queue(message, setup, &context, shared).await {
                         break;
                     }
@@ -143,6 +154,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             },
         };
         let (settled, outbox) = (order.settled(), &shared.outbox);
+        // Kept to find the request's id should it have to wait, and only
+        // with a cancel policy: a reference count (on WebSocket, a small
+        // allocation), where parsing every request for its id would cost more.
+        let held = cancels.is_some().then(|| request.clone());
         if inline {
             // In a box, where it can be polled and still move to a task;
             // boxed before the read loop awaits anything, so the
@@ -159,13 +174,17 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 call,
                 permit,
                 outbox,
+                held,
             });
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
-                Poll::Ready(running.inline(cx, &mut replies, &mut requests))
+                Poll::Ready(running.inline(cx, &mut replies, &mut requests, &mut cancels))
             });
             match unserved.await {
                 Some(Served::Notification(message)) => {
+                    if is_cancel(&mut cancels, &message) {
+                        continue;
+                    }
                     if !order.queue(message, setup, &context, shared).await {
                         break;
                     }
@@ -183,18 +202,42 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 call,
                 permit,
                 outbox,
+                held,
             }
-            .spawn(&mut requests);
+            .spawn(&mut requests, &mut cancels);
         }
         // Forget the ones that have finished.
         while !requests.is_empty() && requests.try_join_next().is_some() {}
     }
     // Let the notifications and requests in flight finish and queue their
-    // replies, then close.
+    // replies, then close; but a request whose reply can no longer reach
+    // the peer is dropped, its handler with it, and so is one still running
+    // long after the peer closed its end.
     order.finish().await;
-    in_flight.all_back().await;
+    let patience = async {
+        match setup.answer_after_close.filter(|_| peer_closed) {
+            Some(patience) => tokio::time::sleep(patience).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = in_flight.all_back() => {}
+        () = shared.unreachable.cancelled() => drop_running(&mut requests, &in_flight).await,
+        () = patience => drop_running(&mut requests, &in_flight).await,
+    }
     shared.closing.cancel();
     cut_short
+}
+
+/// Drops the requests still running, their handlers with them, and waits
+/// for the replies already handed to the writer.
+async fn drop_running(requests: &mut JoinSet<()>, in_flight: &InFlight) {
+    tracing::debug!(
+        running = requests.len(),
+        "the peer is gone: dropping its requests"
+    );
+    requests.shutdown().await;
+    in_flight.all_back().await;
 }
 
 /// What serving a message came to.
@@ -225,12 +268,22 @@ pub(super) fn serve(
     }
 }
 
+/// Whether `notification` is the router's cancel notification; if so, it
+/// has been acted on.
+fn is_cancel(cancels: &mut Option<Cancels>, notification: &[u8]) -> bool {
+    cancels
+        .as_mut()
+        .is_some_and(|cancels| cancels.cancel(notification))
+}
+
 /// A request's call, about to start, with the in-flight permit it holds
 /// until its reply is handed to the writer.
 pub(super) struct Running<'a, F> {
     call: F,
     permit: Permit,
     outbox: &'a mpsc::Sender<String>,
+    /// The request, if it can be cancelled once it runs as a task.
+    held: Option<Bytes>,
 }
 
 impl<F> Running<'_, Pin<Box<F>>>
@@ -251,13 +304,14 @@ where
         cx: &mut std::task::Context<'_>,
         replies: &mut Replies<'_, D>,
         requests: &mut JoinSet<()>,
+        cancels: &mut Option<Cancels>,
     ) -> Option<Served> {
         let mut call = self.call;
         match call.as_mut().poll(cx) {
             Poll::Ready(Served::Reply(Some(reply))) => replies.push(cx, reply, self.permit),
             Poll::Ready(Served::Reply(None)) => {}
             Poll::Ready(unserved) => return Some(unserved),
-            Poll::Pending => Running { call, ..self }.spawn(requests),
+            Poll::Pending => Running { call, ..self }.spawn(requests, cancels),
         }
         None
     }
@@ -269,18 +323,28 @@ where
 {
     /// Runs the call as a task of the connection (on a multi-threaded
     /// runtime, it can run on another worker while this one reads on); its
-    /// reply goes through the outbox.
-    fn spawn(self, requests: &mut JoinSet<()>) {
+    /// reply goes through the outbox. With a cancel policy, a single
+    /// request is registered for its cancel notification to find.
+    fn spawn(self, requests: &mut JoinSet<()>, cancels: &mut Option<Cancels>) {
         let Running {
             call,
             permit,
             outbox,
+            held,
         } = self;
         let outbox = outbox.clone();
+        let cancellable = cancels
+            .as_mut()
+            .zip(held)
+            .and_then(|(cancels, request)| cancels.register(&request));
         requests.spawn(async move {
+            let served = match cancellable {
+                Some(cancellable) => cancellable.run(call).await,
+                None => call.await,
+            };
             // Only a request's reply: a lone notification or response goes
             // through `inline`, or is sorted out before the router.
-            if let Served::Reply(Some(reply)) = call.await {
+            if let Served::Reply(Some(reply)) = served {
                 let _ = outbox.send(reply).await;
             }
             drop(permit);

@@ -48,6 +48,7 @@ pub(super) async fn write_all<W: MessageWriter>(
             // The peer is gone or stuck: stop reading too, and fail the
             // calls waiting.
             tracing::debug!(%err, "connection write failed");
+            shared.unreachable.cancel();
             shared.closing.cancel();
             return false;
         }

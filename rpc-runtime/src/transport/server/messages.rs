@@ -75,6 +75,7 @@ impl Server {
             stopping: lifecycle.stopping.clone(),
             linger: timers.linger,
             max_subscriptions: self.limits.subscriptions(),
+            answer_after_close: Some(self.limits.shutdown_wait()),
         };
         open(reader, writer, ViaWriter, setup, false).1
     }

@@ -262,6 +262,7 @@ impl WsConnector {
             // The closing handshake waits for the peer's close frame.
             linger: None,
             max_subscriptions: crate::transport::Limits::default().subscriptions(),
+            answer_after_close: None,
         };
         let (connection, session) = session::open(ws, setup);
         tokio::spawn(session);

@@ -102,6 +102,7 @@ pub(crate) fn upgrade(
         // The closing handshake waits for the peer's close frame.
         linger: None,
         max_subscriptions: shared.limits.subscriptions(),
+        answer_after_close: None,
     };
     let max = shared.limits.message_size();
     let session = async move {
