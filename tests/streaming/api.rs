@@ -51,6 +51,10 @@ pub trait Ticker {
         count: u64,
     ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static>;
 
+    /// One item, then a panic in the producer.
+    #[method(name = "panicky", stream)]
+    async fn panicky(&self) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
+
     /// Ethereum-style new heads, one every 20 ms.
     #[method(
         name = "eth_subscribe",
@@ -133,6 +137,13 @@ impl Ticker for Server {
         Ok(stream::iter(0..count).map(move |n| {
             made.fetch_add(1, Ordering::Relaxed);
             Ok(format!("{n:0>64}"))
+        }))
+    }
+
+    async fn panicky(&self) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
+        Ok(stream::iter(0..2u64).map(|n| match n {
+            0 => Ok(n),
+            _ => panic!("the producer broke"),
         }))
     }
 

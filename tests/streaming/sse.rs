@@ -232,3 +232,16 @@ async fn a_graceful_shutdown_ends_the_stream_cleanly() {
     );
     assert!(settles(&alive, 0).await);
 }
+
+#[tokio::test]
+async fn a_producer_that_panics_ends_its_event_stream_with_an_internal_error() {
+    let handle = serve(TickerServer::default(), Limits::default()).await;
+    let call = r#"{"jsonrpc":"2.0","method":"panicky","id":8}"#;
+    let answer = post(&handle, "text/event-stream", call).await;
+    let events = events(&answer.body);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["result"], 0);
+    assert_eq!(events[1]["error"]["code"], -32603);
+    let client = TickerClient::new(connect::http(&handle));
+    assert_eq!(client.ping().await.unwrap(), "pong");
+}

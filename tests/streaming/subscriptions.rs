@@ -150,3 +150,38 @@ async fn subscriptions_beyond_the_connection_s_limit_are_refused() {
     let pong: String = connection.call("ping", None).await.unwrap();
     assert_eq!(pong, "pong");
 }
+
+#[tokio::test]
+async fn subscriptions_beyond_the_server_s_limit_are_refused_on_any_connection() {
+    let limits = Limits::default().max_server_subscriptions(2);
+    let handle = serve_ws(TickerServer::default(), limits).await;
+    let first = TickerClient::new(connect::websocket(&handle).await);
+    let second = TickerClient::new(connect::websocket(&handle).await);
+    let one = first.forever(50).await.unwrap();
+    let _two = second.forever(50).await.unwrap();
+    let err = second.forever(50).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().message(), "Too many subscriptions");
+    // A place given back is free again, for any connection.
+    drop(one);
+    let mut again = None;
+    for _ in 0..100 {
+        if let Ok(items) = second.forever(50).await {
+            again = Some(items);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(again.is_some(), "the unsubscribed place was given back");
+}
+
+#[tokio::test]
+async fn a_producer_that_panics_ends_its_subscription_with_an_internal_error() {
+    let handle = serve_tcp(TickerServer::default()).await;
+    let client = TickerClient::new(connect::tcp(&handle).await);
+    let mut items = client.panicky().await.unwrap();
+    assert_eq!(items.next().await.unwrap().unwrap(), 0);
+    let err = items.next().await.unwrap().unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32603);
+    assert!(items.next().await.is_none());
+    assert_eq!(client.ping().await.unwrap(), "pong");
+}

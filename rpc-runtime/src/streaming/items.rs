@@ -52,6 +52,8 @@ pin_project_lite::pin_project! {
     struct Typed<S> {
         #[pin]
         stream: S,
+        // Set once the stream has panicked: it is never polled again.
+        panicked: bool,
     }
 }
 
@@ -62,7 +64,21 @@ where
     E: Into<ErrorObject>,
 {
     fn poll_item(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame) -> Poll<Option<Item>> {
-        self.project().stream.poll_next(cx).map(|next| {
+        let this = self.project();
+        if *this.panicked {
+            return Poll::Ready(None);
+        }
+        // A stream that panics ends with an internal error, as a handler
+        // that panics answers one: its subscriber is told, the rest of the
+        // connection is not disturbed.
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.stream.poll_next(cx)));
+        let Ok(polled) = polled else {
+            *this.panicked = true;
+            tracing::error!("a stream's producer panicked");
+            return Poll::Ready(Some(Item::Error(ErrorObject::internal_error())));
+        };
+        polled.map(|next| {
             Some(match next? {
                 Ok(item) => match wire::framed(&frame.head, &item, &frame.tail) {
                     Ok(message) => Item::Message(message),
@@ -89,7 +105,10 @@ impl Items {
         E: Into<ErrorObject>,
     {
         Items {
-            source: Box::pin(Typed { stream }),
+            source: Box::pin(Typed {
+                stream,
+                panicked: false,
+            }),
         }
     }
 

@@ -33,6 +33,7 @@ pub struct Limits {
     write_timeout: Duration,
     keep_alive_interval: Duration,
     max_subscriptions: usize,
+    max_server_subscriptions: usize,
 }
 
 impl Default for Limits {
@@ -48,6 +49,7 @@ impl Default for Limits {
             write_timeout: Duration::from_secs(60),
             keep_alive_interval: Duration::from_secs(15),
             max_subscriptions: 64,
+            max_server_subscriptions: 8192,
         }
     }
 }
@@ -138,6 +140,20 @@ impl Limits {
     pub fn max_subscriptions(mut self, subscriptions: usize) -> Self {
         self.max_subscriptions = subscriptions.max(1);
         self
+    }
+
+    /// The most subscriptions live at once across all the connections of
+    /// one `serve_http`, `serve_tcp` or `serve_stdio` (default 8192, at
+    /// least 1); a streaming call beyond it is answered `-32000` `"Too many
+    /// subscriptions"`, as one beyond [`max_subscriptions`](Limits::max_subscriptions) is.
+    pub fn max_server_subscriptions(mut self, subscriptions: usize) -> Self {
+        self.max_server_subscriptions = subscriptions.max(1);
+        self
+    }
+
+    /// See [`max_server_subscriptions`](Limits::max_server_subscriptions).
+    pub fn server_subscriptions(&self) -> usize {
+        self.max_server_subscriptions
     }
 
     /// See [`keep_alive_interval`](Limits::keep_alive_interval).

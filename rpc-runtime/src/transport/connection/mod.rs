@@ -41,6 +41,7 @@ pub use message::{Inbound, MessageReader, MessageWriter};
 #[cfg(feature = "stream")]
 pub(crate) use open::open_client;
 pub(crate) use open::{Setup, Timers, open};
+pub(crate) use subscriptions::Budget;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -97,7 +98,7 @@ struct Shared {
     subscriptions: Mutex<subscriptions::Subscriptions>,
     /// This end's subscriptions to the peer.
     subscribed: subscribed::Subscribed,
-    max_subscriptions: usize,
+    budget: Budget,
 }
 
 struct CloseOnDrop(CancellationToken);

@@ -49,8 +49,8 @@ pub(crate) struct Setup {
     /// replies still waiting in the send buffer for a peer that reads
     /// slowly: lingering lets them arrive, and the peer's close says they did.
     pub(crate) linger: Option<Duration>,
-    /// The most subscriptions the peer may hold at once.
-    pub(crate) max_subscriptions: usize,
+    /// How many subscriptions the peer may hold.
+    pub(crate) subscriptions: super::Budget,
     /// How long the requests read before the peer closed its end may go on
     /// to answer it; `None`: they are dropped at once. A byte stream's end
     /// of input may be half a close, the peer still reading (`nc -N`, a
@@ -130,7 +130,7 @@ where
         write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
-        max_subscriptions: Limits::default().subscriptions(),
+        subscriptions: super::Budget::unshared(Limits::default().subscriptions()),
         answer_after_close: Some(Limits::default().shutdown_wait()),
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
@@ -164,7 +164,7 @@ where
         closed: CancellationToken::new(),
         subscriptions: Mutex::default(),
         subscribed: Default::default(),
-        max_subscriptions: setup.max_subscriptions,
+        budget: setup.subscriptions.clone(),
     });
     // Both ends of a connection speak one protocol: the calls of this end
     // are cancelled the way its router lets the peer cancel.

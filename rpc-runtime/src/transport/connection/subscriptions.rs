@@ -3,14 +3,75 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{Connection, Shared};
 use crate::streaming::{Frame, Item, Items};
+use crate::transport::Limits;
 use crate::transport::sync::lock;
 use crate::wire::{self, Id};
 use crate::{ErrorObject, StreamInfo};
+
+/// How many subscriptions a peer may hold: on its connection, and with
+/// the peers of the other connections of its server.
+#[derive(Clone)]
+pub(crate) struct Budget {
+    per_connection: usize,
+    per_server: usize,
+    /// The server's live subscriptions, all connections together.
+    server: Arc<AtomicUsize>,
+}
+
+impl Budget {
+    /// The budget of a connection of a server with `limits`, whose
+    /// connections count their subscriptions in `server`.
+    pub(crate) fn of_server(limits: &Limits, server: Arc<AtomicUsize>) -> Self {
+        Budget {
+            per_connection: limits.subscriptions(),
+            per_server: limits.server_subscriptions(),
+            server,
+        }
+    }
+
+    /// A connection on its own (a client's): only its own limit.
+    pub(crate) fn unshared(per_connection: usize) -> Self {
+        Budget {
+            per_connection,
+            per_server: usize::MAX,
+            server: Arc::default(),
+        }
+    }
+
+    /// Takes one place in the server's count; `false` if it is full.
+    fn take_server_place(&self) -> bool {
+        let taken = self.server.fetch_add(1, Ordering::AcqRel);
+        if taken >= self.per_server {
+            self.server.fetch_sub(1, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+}
+
+/// What a subscription holds while its producer runs, released however the
+/// producer ends: its entry in the connection's table, its place in the
+/// server's count, and (last) the signal that nothing more of it is queued.
+struct Held {
+    shared: Arc<Shared>,
+    subscription: String,
+    _stopped: DropGuard,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        lock(&self.shared.subscriptions)
+            .live
+            .remove(&self.subscription);
+        self.shared.budget.server.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 /// The live subscriptions of one connection.
 #[derive(Default)]
@@ -49,18 +110,19 @@ impl Connection {
         items: Items,
     ) -> Option<String> {
         let Some((subscription, stop, stopped)) = self.open_subscription() else {
-            return Some(wire::failure(
-                Some(id),
-                &too_many(self.shared.max_subscriptions),
-            ));
+            return Some(wire::failure(Some(id), &too_many()));
         };
-        let stopped = stopped.drop_guard();
+        let held = Held {
+            shared: self.shared.clone(),
+            subscription: subscription.clone(),
+            _stopped: stopped.drop_guard(),
+        };
+        // Closed: dropping `held` forgets the subscription.
         if self
             .enqueue(wire::success(id, &subscription))
             .await
             .is_err()
         {
-            self.forget_subscription(&subscription);
             return None;
         }
         tokio::spawn(produce(
@@ -69,7 +131,7 @@ impl Connection {
             info,
             items,
             stop,
-            stopped,
+            held,
         ));
         None
     }
@@ -87,10 +149,11 @@ impl Connection {
     }
 
     /// A new subscription's id and its two tokens (see [`Live`]), unless
-    /// the connection has as many as it may.
+    /// the connection or its server has as many as it may.
     fn open_subscription(&self) -> Option<(String, CancellationToken, CancellationToken)> {
+        let budget = &self.shared.budget;
         let mut subscriptions = lock(&self.shared.subscriptions);
-        if subscriptions.live.len() >= self.shared.max_subscriptions {
+        if subscriptions.live.len() >= budget.per_connection || !budget.take_server_place() {
             return None;
         }
         subscriptions.next += 1;
@@ -103,10 +166,6 @@ impl Connection {
         subscriptions.live.insert(id.clone(), live);
         Some((id, tokens.0, tokens.1))
     }
-
-    fn forget_subscription(&self, subscription: &str) {
-        lock(&self.shared.subscriptions).live.remove(subscription);
-    }
 }
 
 /// Sends each of `items` as a notification of `subscription` until the
@@ -118,7 +177,7 @@ async fn produce(
     info: &'static StreamInfo,
     mut items: Items,
     stop: CancellationToken,
-    _stopped: DropGuard,
+    _held: Held,
 ) {
     let frame = frame(info, &subscription, "result");
     let ending = async {
@@ -148,7 +207,6 @@ async fn produce(
             break;
         }
     }
-    lock(&shared.subscriptions).live.remove(&subscription);
 }
 
 /// The text around each item: `{"jsonrpc":"2.0","method":NAME,"params":{"subscription":ID,"MEMBER":` and `}}`.
@@ -178,11 +236,6 @@ fn last<T: serde::Serialize>(
 }
 
 #[cold]
-fn too_many(limit: usize) -> ErrorObject {
-    #[derive(serde::Serialize)]
-    struct Limit {
-        limit: usize,
-    }
+fn too_many() -> ErrorObject {
     ErrorObject::new(crate::code::SERVER_ERROR_LAST, "Too many subscriptions")
-        .with_data(&Limit { limit })
 }

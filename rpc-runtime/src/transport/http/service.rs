@@ -95,6 +95,8 @@ pub(crate) struct Shared {
     /// connections that outlive their HTTP request (WebSocket). Never
     /// cancelled for an [`HttpService`] served by someone else.
     pub(crate) stopping: CancellationToken,
+    /// How many subscriptions the server's WebSocket peers hold, all together.
+    pub(crate) subscriptions: Arc<std::sync::atomic::AtomicUsize>,
     /// Answers WebSocket handshakes: set by the layer above when WebSocket
     /// is spoken (the `ws` feature); `None` refuses them as any other `GET`.
     pub(crate) upgrade: Option<Upgrade>,

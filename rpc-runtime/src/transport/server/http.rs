@@ -29,6 +29,7 @@ impl From<Server> for HttpService {
             router: server.router,
             limits: server.limits,
             stopping: CancellationToken::new(),
+            subscriptions: Default::default(),
             upgrade: UPGRADE,
         })
     }
@@ -121,6 +122,7 @@ impl Server {
                 router: server.router,
                 limits: server.limits,
                 stopping: lifecycle.stopping.clone(),
+                subscriptions: lifecycle.subscriptions.clone(),
                 upgrade: UPGRADE,
             });
             let mut builder = http1::Builder::new();

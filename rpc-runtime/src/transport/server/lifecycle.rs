@@ -24,6 +24,8 @@ pub(crate) struct Lifecycle {
     running: Arc<Mutex<Running>>,
     /// Every task of the server: the listener and each connection.
     pub(crate) tasks: TaskTracker,
+    /// How many subscriptions its connections' peers hold, all together.
+    pub(crate) subscriptions: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 #[derive(Debug, Default)]

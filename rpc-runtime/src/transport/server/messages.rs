@@ -4,7 +4,9 @@ use std::future::Future;
 
 use super::{Lifecycle, Server, ServerHandle};
 use crate::Context;
-use crate::transport::connection::{MessageReader, MessageWriter, Setup, Timers, ViaWriter, open};
+use crate::transport::connection::{
+    Budget, MessageReader, MessageWriter, Setup, Timers, ViaWriter, open,
+};
 
 impl Server {
     /// Serves one connection over any message transport: a [`MessageReader`]
@@ -74,7 +76,7 @@ impl Server {
             write_timeout: timers.write,
             stopping: lifecycle.stopping.clone(),
             linger: timers.linger,
-            max_subscriptions: self.limits.subscriptions(),
+            subscriptions: Budget::of_server(&self.limits, lifecycle.subscriptions.clone()),
             answer_after_close: Some(self.limits.shutdown_wait()),
         };
         open(reader, writer, ViaWriter, setup, false).1

@@ -261,7 +261,9 @@ impl WsConnector {
             stopping: Default::default(),
             // The closing handshake waits for the peer's close frame.
             linger: None,
-            max_subscriptions: crate::transport::Limits::default().subscriptions(),
+            subscriptions: crate::transport::connection::Budget::unshared(
+                crate::transport::Limits::default().subscriptions(),
+            ),
             answer_after_close: None,
         };
         let (connection, session) = session::open(ws, setup);

@@ -101,7 +101,10 @@ pub(crate) fn upgrade(
         stopping: shared.stopping.clone(),
         // The closing handshake waits for the peer's close frame.
         linger: None,
-        max_subscriptions: shared.limits.subscriptions(),
+        subscriptions: crate::transport::connection::Budget::of_server(
+            &shared.limits,
+            shared.subscriptions.clone(),
+        ),
         answer_after_close: None,
     };
     let max = shared.limits.message_size();
