@@ -96,6 +96,7 @@ pub(crate) struct Shared {
     /// cancelled for an [`HttpService`] served by someone else.
     pub(crate) stopping: CancellationToken,
     /// How many subscriptions the server's WebSocket peers hold, all together.
+    #[cfg(feature = "ws")]
     pub(crate) subscriptions: Arc<std::sync::atomic::AtomicUsize>,
     /// Answers WebSocket handshakes: set by the layer above when WebSocket
     /// is spoken (the `ws` feature); `None` refuses them as any other `GET`.

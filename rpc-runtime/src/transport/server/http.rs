@@ -29,6 +29,7 @@ impl From<Server> for HttpService {
             router: server.router,
             limits: server.limits,
             stopping: CancellationToken::new(),
+            #[cfg(feature = "ws")]
             subscriptions: Default::default(),
             upgrade: UPGRADE,
         })
@@ -122,6 +123,7 @@ impl Server {
                 router: server.router,
                 limits: server.limits,
                 stopping: lifecycle.stopping.clone(),
+                #[cfg(feature = "ws")]
                 subscriptions: lifecycle.subscriptions.clone(),
                 upgrade: UPGRADE,
             });

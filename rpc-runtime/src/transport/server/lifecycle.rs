@@ -25,6 +25,7 @@ pub(crate) struct Lifecycle {
     /// Every task of the server: the listener and each connection.
     pub(crate) tasks: TaskTracker,
     /// How many subscriptions its connections' peers hold, all together.
+    #[cfg(feature = "duplex")]
     pub(crate) subscriptions: Arc<std::sync::atomic::AtomicUsize>,
 }
 
