@@ -16,6 +16,7 @@ use super::{
     ViaWriter,
 };
 use crate::transport::sync::rare_events::Rare;
+use crate::transport::sync::registry::Presence;
 use crate::transport::sync::{in_order, lock};
 use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::{Context, Router};
@@ -49,6 +50,11 @@ pub(crate) struct Setup {
     /// replies still waiting in the send buffer for a peer that reads
     /// slowly: lingering lets them arrive, and the peer's close says they did.
     pub(crate) linger: Option<Duration>,
+    /// What the listener that admitted this connection learns of its
+    /// activity (then `stopping` is the connection's own, cancelled also
+    /// when the listener needs its slot); `None` for a client or a
+    /// connection served alone.
+    pub(crate) presence: Option<Arc<Presence>>,
 }
 
 impl Connection {
@@ -120,6 +126,7 @@ where
         write_timeout: None,
         stopping: CancellationToken::new(),
         linger: None,
+        presence: None,
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);

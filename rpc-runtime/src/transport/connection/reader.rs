@@ -34,6 +34,9 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
 ) -> bool {
     let mut cut_short = true;
     let in_flight = InFlight::new(setup.max_in_flight);
+    if let Some(presence) = &setup.presence {
+        presence.watch(in_flight.probe());
+    }
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
@@ -70,6 +73,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             Some(Ok(Inbound::Message(message))) => message,
             Some(Ok(Inbound::TooLarge)) => {
                 active.store(true, Ordering::Relaxed);
+                touch(setup);
                 let _ = shared.outbox.send(too_large()).await;
                 continue;
             }
@@ -91,6 +95,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             }
         };
         active.store(true, Ordering::Relaxed);
+        touch(setup);
         // A lone object that could only be for the router or dropped (no
         // call of ours waits for a response, nothing is queued before it,
         // a permit is free) goes straight to the router, which tells a
@@ -291,6 +296,14 @@ where
 /// The idle timeout of a connection that has none: longer than any
 /// connection lives.
 pub(super) const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+/// Tells the listener that admitted the connection, if any, that a
+/// message arrived.
+fn touch(setup: &Setup) {
+    if let Some(presence) = &setup.presence {
+        presence.touch();
+    }
+}
 
 pub(super) fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
     in_flight.is_idle() && no_calls_waiting(shared)

@@ -31,6 +31,20 @@ struct Permits {
 /// One request's permit, given back when dropped.
 pub(crate) struct Permit(Arc<Permits>);
 
+/// A look at a connection's permits from outside it: whether it has
+/// anything in flight, for the admission that may close it when it has not.
+pub(crate) struct Probe {
+    permits: Arc<Permits>,
+    limit: usize,
+}
+
+impl Probe {
+    /// Whether no request holds a permit.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.permits.free.load(Ordering::Acquire) == self.limit
+    }
+}
+
 impl InFlight {
     pub(crate) fn new(limit: usize) -> Self {
         InFlight {
@@ -40,6 +54,14 @@ impl InFlight {
                 taker: Mutex::new(None),
             }),
             limit,
+        }
+    }
+
+    /// A probe of these permits (see [`Probe`]).
+    pub(crate) fn probe(&self) -> Probe {
+        Probe {
+            permits: self.permits.clone(),
+            limit: self.limit,
         }
     }
 

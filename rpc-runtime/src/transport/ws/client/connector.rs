@@ -261,6 +261,7 @@ impl WsConnector {
             stopping: Default::default(),
             // The closing handshake waits for the peer's close frame.
             linger: None,
+            presence: None,
         };
         let (connection, session) = session::open(ws, setup);
         tokio::spawn(session);
