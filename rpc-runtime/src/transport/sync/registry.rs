@@ -164,9 +164,9 @@ impl Registry {
                 return Err(Refusal::Full);
             };
             table.close(victim);
-            // Closing connections hold a socket each: at most as many as
-            // are open; beyond, the one idle longest drops its handshake.
-            if table.closing > self.max_open
+            // Beyond the closing budget, the one idle longest drops its
+            // closing handshake (a courtesy to a peer that has not answered).
+            if table.closing > self.max_closing()
                 && let Some(lingering) = table.longest_idle(State::Closing, now, 0)
             {
                 table.abandon(lingering);
@@ -223,21 +223,31 @@ impl Registry {
         // From 1 at three quarters full to 0 when full, in thousandths.
         let room = 1000 * max.saturating_sub(open) * 4 / max.max(1);
         let floor = millis(self.at_capacity);
-        let expired: Vec<u64> = table
+        let mut expired: Vec<(u64, u64)> = table
             .entries
             .iter()
             .filter(|(_, entry)| entry.state == State::Open && entry.presence.is_idle())
-            .filter(|(_, entry)| {
+            .filter_map(|(key, entry)| {
                 let own = entry.presence.idle_timeout.load(Ordering::Relaxed);
                 let floor = floor.min(own);
                 let timeout = floor + (own - floor) * room.min(1000) / 1000;
-                entry.presence.idle_for(now) >= timeout
+                let idle = entry.presence.idle_for(now);
+                (idle >= timeout).then_some((idle, *key))
             })
-            .map(|(key, _)| *key)
             .collect();
-        for key in expired {
+        // The longest idle first, as many as the closing budget has room
+        // for: the rest at the next sweeps.
+        expired.sort_unstable_by(|a, b| b.cmp(a));
+        let room = self.max_closing().saturating_sub(table.closing);
+        for (_, key) in expired.into_iter().take(room) {
             table.close(key);
         }
+    }
+
+    /// The most connections closing at once: each holds a socket and its
+    /// buffers until its closing handshake ends.
+    fn max_closing(&self) -> usize {
+        (self.max_open / 4).max(1)
     }
 
     fn release(&self, key: u64) {
@@ -379,7 +389,7 @@ mod tests {
 
     use tokio_util::sync::CancellationToken;
 
-    use super::{Refusal, Registry};
+    use super::{Admission, Refusal, Registry};
 
     const ONE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
     const TWO: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
@@ -452,19 +462,20 @@ mod tests {
             held.iter()
                 .all(|slot| !slot.presence().stop().is_cancelled())
         );
-        // Full: it shrinks to a second.
+        // Full: it shrinks to a second, and the longest idle close one at a
+        // time (a quarter of the slots may be closing at once).
         let last = registry.admit(ONE, timeout).unwrap();
         tokio::time::advance(Duration::from_millis(999)).await;
         registry.sweep();
         assert!(!last.presence().stop().is_cancelled());
-        assert!(
+        let closing = |held: &[Admission]| {
             held.iter()
-                .all(|slot| slot.presence().stop().is_cancelled())
-        );
-        tokio::time::advance(Duration::from_millis(1)).await;
+                .filter(|slot| slot.presence().stop().is_cancelled())
+                .count()
+        };
+        assert_eq!(closing(&held), 1);
         registry.sweep();
-        // Down to one of four: no pressure, no shrinking.
-        assert!(!last.presence().stop().is_cancelled());
+        assert_eq!(closing(&held), 1, "the closing budget is spent");
     }
 
     #[tokio::test(start_paused = true)]
