@@ -185,3 +185,33 @@ async fn a_producer_that_panics_ends_its_subscription_with_an_internal_error() {
     assert!(items.next().await.is_none());
     assert_eq!(client.ping().await.unwrap(), "pong");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_server_makes_room_from_idle_connections_never_from_a_streaming_one() {
+    let server = TickerServer::default();
+    let alive = server.alive.clone();
+    let handle = Server::new(Router::new(server.into_service()))
+        .limits(Limits::default().max_connections(2))
+        .serve_tcp("127.0.0.1:0", Framing::Lines)
+        .await
+        .unwrap();
+    let streaming = TickerClient::new(connect::tcp(&handle).await);
+    let mut items = streaming.forever(20).await.unwrap();
+    // Newcomers, each left idle, take the other slot in turn: the server
+    // is full, and each time makes room from an idle connection.
+    let mut newcomers = Vec::new();
+    for _ in 0..3 {
+        let newcomer = TickerClient::new(connect::tcp(&handle).await);
+        assert_eq!(newcomer.ping().await.unwrap(), "pong");
+        newcomers.push(newcomer);
+        // Past the idle time a full server lets a connection have.
+        tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
+        // The subscription still streams.
+        for _ in 0..3 {
+            let item = tokio::time::timeout(connect::PATIENCE, items.next()).await;
+            let item = item.expect("items still come").expect("the stream goes on");
+            item.expect("the streaming connection is never the one closed");
+        }
+    }
+    assert_eq!(alive.load(Ordering::SeqCst), 1, "its producer still runs");
+}

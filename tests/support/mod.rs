@@ -15,6 +15,7 @@ pub mod examples;
 pub mod faults;
 pub mod harness;
 pub mod raw;
+pub mod rss;
 
 /// The calculator example's API, for the tests that talk to the example.
 #[path = "../../examples/common/calculator_api.rs"]

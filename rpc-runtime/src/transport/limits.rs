@@ -6,8 +6,8 @@ use std::time::Duration;
 ///
 /// Each limit, when hit, gets a clean refusal rather than a crash or a hang:
 /// an oversized message is refused before it is buffered (HTTP `413`, or a
-/// `-32600` error on streams), connections beyond the limit are closed at
-/// once, and a connection whose peer does not read its replies stops being
+/// `-32600` error on streams), a connection beyond the limit takes the slot
+/// of one idle long enough or is closed at once, and a connection whose peer does not read its replies stops being
 /// read (backpressure) instead of queueing replies without bound. The batch
 /// length is the router's limit ([`RouterBuilder::max_batch_len`](crate::RouterBuilder::max_batch_len)).
 ///
@@ -25,6 +25,8 @@ use std::time::Duration;
 pub struct Limits {
     max_message_size: usize,
     max_connections: usize,
+    max_connections_per_peer: Option<usize>,
+    idle_timeout_at_capacity: Duration,
     max_in_flight: usize,
     shutdown_timeout: Duration,
     header_timeout: Duration,
@@ -41,6 +43,8 @@ impl Default for Limits {
         Limits {
             max_message_size: 10 * 1024 * 1024,
             max_connections: 1024,
+            max_connections_per_peer: None,
+            idle_timeout_at_capacity: Duration::from_secs(1),
             max_in_flight: 64,
             shutdown_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
@@ -62,10 +66,47 @@ impl Limits {
         self
     }
 
-    /// The most connections served at once (default 1024); further ones are
-    /// closed as soon as they are accepted.
+    /// The most connections served at once (default 1024).
+    ///
+    /// A slot is not kept by whoever took it: when every slot is taken, a
+    /// new connection takes the slot of the connection idle longest (no
+    /// request in flight, no message for at least
+    /// [`idle_timeout_at_capacity`](Self::idle_timeout_at_capacity)), which
+    /// is closed gracefully: an HTTP connection between two requests, a
+    /// WebSocket with close code `1013`, a TCP connection after its last
+    /// reply. Only when every connection is busy or idle for less than that
+    /// is the new one refused, as soon as it is accepted (`503` on HTTP).
+    /// From three quarters full on, idle timeouts shrink too: see
+    /// [`idle_timeout_at_capacity`](Self::idle_timeout_at_capacity).
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
+        self
+    }
+
+    /// The most connections served at once to one client address, counted
+    /// per listener (default: no limit but [`max_connections`](Self::max_connections)).
+    /// A connection beyond it is refused as soon as it is accepted: `429`
+    /// with `Retry-After` on HTTP, a `-32000` error on TCP. The address is
+    /// the socket's peer: behind a reverse proxy every client shares the
+    /// proxy's.
+    pub fn max_connections_per_peer(mut self, connections: usize) -> Self {
+        self.max_connections_per_peer = Some(connections.max(1));
+        self
+    }
+
+    /// The idle timeout of every connection when the server is full
+    /// (default 1 s), and the least time a connection idles before a new
+    /// one may take its slot.
+    ///
+    /// From three quarters of [`max_connections`](Self::max_connections)
+    /// on, each idle timeout ([`header_timeout`](Self::header_timeout)
+    /// between HTTP requests, [`idle_timeout`](Self::idle_timeout) on
+    /// WebSocket and TCP) shrinks in proportion, from its own value to this
+    /// one when full, as a proxy's overload manager does; a connection with
+    /// a request in flight is never closed for it. Checked four times a
+    /// second.
+    pub fn idle_timeout_at_capacity(mut self, timeout: Duration) -> Self {
+        self.idle_timeout_at_capacity = timeout;
         self
     }
 
@@ -174,6 +215,16 @@ impl Limits {
     /// The most connections served at once.
     pub fn connections(&self) -> usize {
         self.max_connections
+    }
+
+    /// The most connections served at once to one address, if limited.
+    pub fn connections_per_peer(&self) -> Option<usize> {
+        self.max_connections_per_peer
+    }
+
+    /// The idle timeout of every connection when the server is full.
+    pub fn idle_wait_at_capacity(&self) -> Duration {
+        self.idle_timeout_at_capacity
     }
 
     /// The most requests running at once on one connection.

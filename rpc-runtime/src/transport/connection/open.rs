@@ -16,6 +16,7 @@ use super::{
     ViaWriter,
 };
 use crate::transport::sync::rare_events::Rare;
+use crate::transport::sync::registry::Presence;
 use crate::transport::sync::{in_order, lock};
 use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::{Context, Router};
@@ -59,6 +60,11 @@ pub(crate) struct Setup {
     /// quit) does not keep its handlers running. A WebSocket close frame
     /// ends the connection both ways: nothing may be sent after it.
     pub(crate) answer_after_close: Option<Duration>,
+    /// What the listener that admitted this connection learns of its
+    /// activity (then `stopping` is the connection's own, cancelled also
+    /// when the listener needs its slot); `None` for a client or a
+    /// connection served alone.
+    pub(crate) presence: Option<Arc<Presence>>,
 }
 
 impl Connection {
@@ -132,6 +138,7 @@ where
         linger: None,
         subscriptions: super::Budget::unshared(Limits::default().subscriptions()),
         answer_after_close: Some(Limits::default().shutdown_wait()),
+        presence: None,
     };
     let (connection, driver) = open(reader, writer, ViaWriter, setup, true);
     tokio::spawn(driver);

@@ -36,6 +36,9 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     let mut cut_short = true;
     let mut peer_closed = false;
     let in_flight = InFlight::new(setup.max_in_flight);
+    if let Some(presence) = &setup.presence {
+        presence.watch(in_flight.probe().with_streams(shared.budget.streaming()));
+    }
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
@@ -73,6 +76,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             Some(Ok(Inbound::Message(message))) => message,
             Some(Ok(Inbound::TooLarge)) => {
                 active.store(true, Ordering::Relaxed);
+                touch(setup);
                 let _ = shared.outbox.send(too_large()).await;
                 continue;
             }
@@ -99,6 +103,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             }
         };
         active.store(true, Ordering::Relaxed);
+        touch(setup);
         // A lone object that could only be for the router or dropped (no
         // call of ours waits for a response, nothing is queued before it,
         // a permit is free) goes straight to the router, which tells a
@@ -356,12 +361,18 @@ where
 /// connection lives.
 pub(super) const NO_IDLE_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
+/// Tells the listener that admitted the connection, if any, that a
+/// message arrived.
+fn touch(setup: &Setup) {
+    if let Some(presence) = &setup.presence {
+        presence.touch();
+    }
+}
+
 /// Nothing going on: no request in flight, no call waiting for its
 /// response, and no subscription streaming to the peer.
 pub(super) fn idle(in_flight: &InFlight, shared: &Shared) -> bool {
-    in_flight.is_idle()
-        && no_calls_waiting(shared)
-        && crate::transport::sync::lock(&shared.subscriptions).is_empty()
+    in_flight.is_idle() && no_calls_waiting(shared) && !shared.budget.is_streaming()
 }
 
 /// The text of a batch of `entries`.

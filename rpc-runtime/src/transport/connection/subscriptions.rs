@@ -22,6 +22,8 @@ pub(crate) struct Budget {
     per_server: usize,
     /// The server's live subscriptions, all connections together.
     server: Arc<AtomicUsize>,
+    /// This connection's: read without a lock by the idle checks.
+    connection: Arc<AtomicUsize>,
 }
 
 impl Budget {
@@ -32,6 +34,7 @@ impl Budget {
             per_connection: limits.subscriptions(),
             per_server: limits.server_subscriptions(),
             server,
+            connection: Arc::default(),
         }
     }
 
@@ -41,17 +44,35 @@ impl Budget {
             per_connection,
             per_server: usize::MAX,
             server: Arc::default(),
+            connection: Arc::default(),
         }
     }
 
-    /// Takes one place in the server's count; `false` if it is full.
-    fn take_server_place(&self) -> bool {
+    /// The count of subscriptions the connection streams, to watch.
+    pub(crate) fn streaming(&self) -> Arc<AtomicUsize> {
+        self.connection.clone()
+    }
+
+    /// Whether the connection streams any subscription now.
+    pub(crate) fn is_streaming(&self) -> bool {
+        self.connection.load(Ordering::Acquire) > 0
+    }
+
+    /// Takes one place in the server's count and the connection's; `false`
+    /// if the server's is full.
+    fn take_place(&self) -> bool {
         let taken = self.server.fetch_add(1, Ordering::AcqRel);
         if taken >= self.per_server {
             self.server.fetch_sub(1, Ordering::AcqRel);
             return false;
         }
+        self.connection.fetch_add(1, Ordering::AcqRel);
         true
+    }
+
+    fn give_back_place(&self) {
+        self.connection.fetch_sub(1, Ordering::AcqRel);
+        self.server.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -69,7 +90,7 @@ impl Drop for Held {
         lock(&self.shared.subscriptions)
             .live
             .remove(&self.subscription);
-        self.shared.budget.server.fetch_sub(1, Ordering::AcqRel);
+        self.shared.budget.give_back_place();
     }
 }
 
@@ -88,12 +109,6 @@ struct Live {
     stop: CancellationToken,
     /// Cancelled once the producer has stopped: nothing more of it is queued.
     stopped: CancellationToken,
-}
-
-impl Subscriptions {
-    pub(super) fn is_empty(&self) -> bool {
-        self.live.is_empty()
-    }
 }
 
 impl Connection {
@@ -153,7 +168,7 @@ impl Connection {
     fn open_subscription(&self) -> Option<(String, CancellationToken, CancellationToken)> {
         let budget = &self.shared.budget;
         let mut subscriptions = lock(&self.shared.subscriptions);
-        if subscriptions.live.len() >= budget.per_connection || !budget.take_server_place() {
+        if subscriptions.live.len() >= budget.per_connection || !budget.take_place() {
             return None;
         }
         subscriptions.next += 1;

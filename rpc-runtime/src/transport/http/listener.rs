@@ -11,25 +11,30 @@ use super::header_wait::HeaderWait;
 use super::respond::{Origin, respond};
 use super::service::{Handover, Shared};
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
+use crate::transport::sync::registry::Presence;
 
 /// Serves one connection until the peer closes it, or until the server stops
-/// and the request in flight (if any) has been answered. A connection
-/// upgraded to WebSocket is then served here, to its end.
+/// or the listener needs its slot (`presence`) and the request in flight
+/// (if any) has been answered. A connection upgraded to WebSocket is then
+/// served here, to its end.
 pub(crate) async fn serve_connection(
     builder: http1::Builder,
     stream: TcpStream,
     peer: SocketAddr,
     shared: Arc<Shared>,
+    presence: Arc<Presence>,
 ) {
-    let stopping = shared.stopping.clone();
+    // The server's stopping, or the listener's need of the slot.
+    let stopping = presence.stop().clone();
     let header_timeout = shared.limits.header_wait();
     // What the service needs for each request, in one `Arc`: one clone per
     // request.
     let state = Arc::new(ConnectionState {
         shared,
         peer,
-        handover: Handover::default(),
+        handover: Handover::new(presence.clone()),
         header_wait: HeaderWait::new(),
+        presence,
     });
     let service = hyper::service::service_fn({
         let state = state.clone();
@@ -71,6 +76,7 @@ struct ConnectionState {
     peer: SocketAddr,
     handover: Handover,
     header_wait: HeaderWait,
+    presence: Arc<Presence>,
 }
 
 impl Origin for Arc<ConnectionState> {
@@ -88,11 +94,18 @@ impl Origin for Arc<ConnectionState> {
 
     fn serving(&self) {
         self.header_wait.serving();
+        self.presence.serving();
     }
 
     /// hyper writes the response and then waits for the next request's
     /// headers.
     fn answered(&self) {
         self.header_wait.waiting();
+        self.presence.answered();
+    }
+
+    fn answered_later(&self) -> super::respond::AnsweredLater {
+        let state = self.clone();
+        Box::new(move || state.answered())
     }
 }

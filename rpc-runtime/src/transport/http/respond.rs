@@ -31,7 +31,16 @@ pub(super) trait Origin {
     fn serving(&self) {}
     /// The response is ready.
     fn answered(&self) {}
+    /// What to run once a response whose body outlives [`respond`] (an
+    /// event stream) has ended: the same as [`answered`](Origin::answered),
+    /// later. Until then the connection counts as serving a request.
+    fn answered_later(&self) -> AnsweredLater {
+        Box::new(|| {})
+    }
 }
+
+/// See [`Origin::answered_later`].
+pub(super) type AnsweredLater = Box<dyn FnOnce() + Send>;
 
 /// Answers one HTTP request. A WebSocket handshake's session is left with
 /// the origin's handover when it has one (`serve_http`), and spawned
@@ -100,7 +109,9 @@ where
                     .headers()
                     .expect("an HTTP request's context has them"),
             ) {
-                break 'response sse::answer(shared, body, context).await;
+                // Its connection is answered when the stream ends.
+                let later = origin.answered_later();
+                return Ok(sse::answer(shared, body, context, later).await);
             }
             reply_response(shared.router.handle_with(&body, &context).await)
         };

@@ -18,6 +18,7 @@ use super::respond::{Origin, respond};
 use crate::Router;
 use crate::transport::Limits;
 use crate::transport::sync::lock;
+use crate::transport::sync::registry::Presence;
 
 /// The server as a [`tower::Service`](tower_service::Service) of HTTP
 /// requests, to mount in an axum (or any tower-based) app at a path of your
@@ -94,6 +95,10 @@ pub(crate) struct Shared {
     /// Cancelled when the server begins a graceful shutdown, for the
     /// connections that outlive their HTTP request (WebSocket). Never
     /// cancelled for an [`HttpService`] served by someone else.
+    #[cfg_attr(
+        not(feature = "ws"),
+        allow(dead_code, reason = "only WebSocket outlives its request")
+    )]
     pub(crate) stopping: CancellationToken,
     /// How many subscriptions the server's WebSocket peers hold, all together.
     #[cfg(feature = "ws")]
@@ -115,23 +120,44 @@ pub(crate) type Upgrade =
 /// The session of a connection upgraded to WebSocket, left by the response
 /// to its handshake for the task that serves the HTTP connection: that task
 /// runs it once hyper hands the socket over, so the session keeps the
-/// connection's place under [`Limits::max_connections`] and is tracked by the
-/// server's graceful shutdown.
-#[derive(Default)]
-pub(crate) struct Handover(std::sync::Mutex<Option<Session>>);
+/// connection's place under [`Limits::max_connections`] (and its presence
+/// in the listener's registry) and is tracked by the server's graceful
+/// shutdown.
+pub(crate) struct Handover {
+    session: std::sync::Mutex<Option<Session>>,
+    #[cfg_attr(
+        not(feature = "ws"),
+        allow(dead_code, reason = "only WebSocket outlives its request")
+    )]
+    presence: Arc<Presence>,
+}
 
 /// A connection's life after its HTTP request, as a task.
 pub(crate) type Session = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 impl Handover {
+    /// The handover of a connection the listener admitted with `presence`.
+    pub(super) fn new(presence: Arc<Presence>) -> Self {
+        Handover {
+            session: std::sync::Mutex::new(None),
+            presence,
+        }
+    }
+
     /// Leaves `session` for the connection's task to run.
     #[cfg(feature = "ws")]
     pub(crate) fn leave(&self, session: Session) {
-        *lock(&self.0) = Some(session);
+        *lock(&self.session) = Some(session);
+    }
+
+    /// The connection's presence in the listener's registry, for its session.
+    #[cfg(feature = "ws")]
+    pub(crate) fn presence(&self) -> &Arc<Presence> {
+        &self.presence
     }
 
     pub(super) fn take(&self) -> Option<Session> {
-        lock(&self.0).take()
+        lock(&self.session).take()
     }
 }
 

@@ -9,7 +9,7 @@ use hyper::server::conn::http1;
 use tokio::net::ToSocketAddrs;
 use tokio_util::sync::CancellationToken;
 
-use super::{Lifecycle, Server, ServerHandle, accept_loop, bind};
+use super::{Lifecycle, Refusals, Server, ServerHandle, accept_loop, bind};
 use crate::transport::http::{HttpService, Shared, Upgrade, serve_connection};
 
 /// How the HTTP server answers a WebSocket handshake: upgrades it where
@@ -19,9 +19,13 @@ const UPGRADE: Option<Upgrade> = Some(crate::transport::ws::upgrade);
 #[cfg(not(feature = "ws"))]
 const UPGRADE: Option<Upgrade> = None;
 
-/// What a connection over the limit is sent before it is closed.
-const REFUSAL: &[u8] =
-    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+/// What a connection is sent before it is closed when there is no room
+/// for it, or none for its address. A second is about how long it takes
+/// for a connection to become idle enough to give up its slot.
+const REFUSALS: Refusals = Refusals {
+    full: b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+    peer_limit: b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+};
 
 impl From<Server> for HttpService {
     fn from(server: Server) -> Self {
@@ -75,7 +79,8 @@ impl Server {
     /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
     /// | a body over [`Limits::max_message_size`](crate::transport::Limits::max_message_size) | `413` (the connection is closed) | a short text |
     /// | a body not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) | `408` (the connection is closed) | a short text |
-    /// | a connection beyond [`Limits::max_connections`](crate::transport::Limits::max_connections) | `503`, then closed | none |
+    /// | a connection beyond [`Limits::max_connections`](crate::transport::Limits::max_connections), none idle enough to make room | `503`, `Retry-After: 1`, then closed | none |
+    /// | a connection beyond [`Limits::max_connections_per_peer`](crate::transport::Limits::max_connections_per_peer) | `429`, `Retry-After: 1`, then closed | none |
     ///
     /// A missing `Content-Type` is taken for JSON (hand-written requests and
     /// minimal clients need not spell it out); `application/json` may carry
@@ -136,8 +141,13 @@ impl Server {
                 listener,
                 &limits,
                 &lifecycle,
-                REFUSAL,
-                move |stream, peer| serve_connection(builder.clone(), stream, peer, shared.clone()),
+                REFUSALS,
+                // Between requests, the header timeout is the idle timeout.
+                limits.header_wait(),
+                move |stream, peer, presence| {
+                    let presence = presence.clone();
+                    serve_connection(builder.clone(), stream, peer, shared.clone(), presence)
+                },
             );
             Ok(ServerHandle::new(
                 Some(local_addr),

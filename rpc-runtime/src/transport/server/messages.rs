@@ -1,12 +1,14 @@
 //! Serving one connection over any message transport.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use super::{Lifecycle, Server, ServerHandle};
 use crate::Context;
 use crate::transport::connection::{
     Budget, MessageReader, MessageWriter, Setup, Timers, ViaWriter, open,
 };
+use crate::transport::sync::registry::Presence;
 
 impl Server {
     /// Serves one connection over any message transport: a [`MessageReader`]
@@ -48,14 +50,16 @@ impl Server {
         W: MessageWriter,
     {
         let lifecycle = Lifecycle::default();
-        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, Timers::default()));
+        let timers = Timers::default();
+        lifecycle.spawn(self.drive(reader, writer, context, &lifecycle, timers, None));
         // The one connection is the whole server: it has stopped when it ends.
         lifecycle.tasks.close();
         ServerHandle::new(None, lifecycle, self.limits.shutdown_wait())
     }
 
     /// The driver of one server-side connection, to be spawned, with its
-    /// `timers`.
+    /// `timers`, and its `presence` when a listener admitted it (it then
+    /// closes when asked to).
     pub(crate) fn drive<R, W>(
         &self,
         reader: R,
@@ -63,6 +67,7 @@ impl Server {
         context: Context,
         lifecycle: &Lifecycle,
         timers: Timers,
+        presence: Option<Arc<Presence>>,
     ) -> impl Future<Output = ()> + Send + use<R, W>
     where
         R: MessageReader,
@@ -74,10 +79,14 @@ impl Server {
             max_in_flight: self.limits.in_flight(),
             idle_timeout: timers.idle,
             write_timeout: timers.write,
-            stopping: lifecycle.stopping.clone(),
+            stopping: presence.as_ref().map_or_else(
+                || lifecycle.stopping.clone(),
+                |presence| presence.stop().clone(),
+            ),
             linger: timers.linger,
             subscriptions: Budget::of_server(&self.limits, lifecycle.subscriptions.clone()),
             answer_after_close: Some(self.limits.shutdown_wait()),
+            presence,
         };
         open(reader, writer, ViaWriter, setup, false).1
     }

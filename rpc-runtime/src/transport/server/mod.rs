@@ -4,7 +4,7 @@
 //! This is the layer above the transports: `http.rs` serves HTTP (and
 //! chooses whether WebSocket handshakes are answered), `stream.rs` byte
 //! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
-//! connection limit, `lifecycle.rs` the tasks and the graceful shutdown,
+//! connection limits (making room under pressure), `lifecycle.rs` the tasks and the graceful shutdown,
 //! `group.rs` the shutdown of several servers as one.
 
 use std::net::SocketAddr;
@@ -25,7 +25,7 @@ mod messages;
 mod stream;
 
 #[cfg(any(feature = "http", feature = "stream"))]
-pub(crate) use accept::{accept_loop, bind};
+pub(crate) use accept::{Refusals, accept_loop, bind};
 pub use group::ServerGroup;
 pub(crate) use lifecycle::Lifecycle;
 

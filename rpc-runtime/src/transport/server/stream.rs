@@ -8,17 +8,21 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::ToSocketAddrs;
 
-use super::{Lifecycle, Server, ServerHandle, accept_loop, bind};
+use super::{Lifecycle, Refusals, Server, ServerHandle, accept_loop, bind};
 use crate::transport::connection::Timers;
 use crate::transport::stream::{FirstMessageWithin, FramedReader, FramedWriter, Framing};
 use crate::{Context, TransportKind};
 
-/// What a TCP server sends a connection it has no room for before closing
-/// it, in each framing.
-const TCP_REFUSAL: &[u8] =
-    b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n";
-const TCP_REFUSAL_FRAMED: &[u8] =
-    b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}";
+/// What a TCP server sends a connection before closing it, when it has no
+/// room for it or none for its address, in each framing.
+const TCP_REFUSALS: Refusals = Refusals {
+    full: b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}\n",
+    peer_limit: b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections from this address\"},\"id\":null}\n",
+};
+const TCP_REFUSALS_FRAMED: Refusals = Refusals {
+    full: b"Content-Length: 84\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections\"},\"id\":null}",
+    peer_limit: b"Content-Length: 102\r\n\r\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Too many connections from this address\"},\"id\":null}",
+};
 
 /// How long a TCP connection that the server closes first goes on being
 /// read, until the peer closes its end too (see `Server::drive`).
@@ -85,10 +89,11 @@ impl Server {
                 &limits,
                 &lifecycle,
                 match framing {
-                    Framing::Lines => TCP_REFUSAL,
-                    Framing::ContentLength => TCP_REFUSAL_FRAMED,
+                    Framing::Lines => TCP_REFUSALS,
+                    Framing::ContentLength => TCP_REFUSALS_FRAMED,
                 },
-                move |stream, peer| {
+                limits.idle_wait(),
+                move |stream, peer, presence| {
                     let (reader, writer) = stream.into_split();
                     let limits = &server.limits;
                     let reader = FramedReader::new(reader, framing, limits.message_size());
@@ -102,7 +107,8 @@ impl Server {
                         write: Some(limits.write_wait()),
                         linger: Some(LINGER),
                     };
-                    server.drive(reader, writer, context, &connections, timers)
+                    let presence = Some(presence.clone());
+                    server.drive(reader, writer, context, &connections, timers, presence)
                 },
             );
             Ok(ServerHandle::new(

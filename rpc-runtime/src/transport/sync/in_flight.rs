@@ -31,6 +31,33 @@ struct Permits {
 /// One request's permit, given back when dropped.
 pub(crate) struct Permit(Arc<Permits>);
 
+/// A look at a connection's permits from outside it: whether it has
+/// anything in flight, for the admission that may close it when it has not.
+pub(crate) struct Probe {
+    permits: Arc<Permits>,
+    limit: usize,
+    /// Other work of the connection that outlives its requests (the
+    /// subscriptions it streams), counted.
+    streams: Option<Arc<AtomicUsize>>,
+}
+
+impl Probe {
+    /// Also counts the connection busy while `streams` is above zero.
+    pub(crate) fn with_streams(mut self, streams: Arc<AtomicUsize>) -> Self {
+        self.streams = Some(streams);
+        self
+    }
+
+    /// Whether no request holds a permit and nothing streams.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.permits.free.load(Ordering::Acquire) == self.limit
+            && self
+                .streams
+                .as_ref()
+                .is_none_or(|streams| streams.load(Ordering::Acquire) == 0)
+    }
+}
+
 impl InFlight {
     pub(crate) fn new(limit: usize) -> Self {
         InFlight {
@@ -40,6 +67,15 @@ impl InFlight {
                 taker: Mutex::new(None),
             }),
             limit,
+        }
+    }
+
+    /// A probe of these permits (see [`Probe`]).
+    pub(crate) fn probe(&self) -> Probe {
+        Probe {
+            permits: self.permits.clone(),
+            limit: self.limit,
+            streams: None,
         }
     }
 

@@ -95,7 +95,11 @@
 //! [`shutdown`](super::ServerHandle::shutdown): it stops reading new
 //! requests, lets those in flight finish and sends their replies, then
 //! closes. It closes with `1000` a connection idle (no message, nothing in
-//! flight) for [`Limits::idle_timeout`]; pings do not count as activity. A
+//! flight) for [`Limits::idle_timeout`]; pings do not count as activity.
+//! Under `serve_http`, when the server is full (or nearly, and the idle
+//! timeout has shrunk: see [`Limits::idle_timeout_at_capacity`]), an idle
+//! connection is closed with `1013` (try again later) to make room for a
+//! new client, after anything still unsent. A
 //! peer that stops reading its replies stops being read (backpressure).
 //! Each closing end waits up to five seconds for the other's close frame.
 //!
@@ -105,6 +109,7 @@
 //! [`Limits::max_connections`]: super::Limits::max_connections
 //! [`Limits::max_message_size`]: super::Limits::max_message_size
 //! [`Limits::idle_timeout`]: super::Limits::idle_timeout
+//! [`Limits::idle_timeout_at_capacity`]: super::Limits::idle_timeout_at_capacity
 
 mod client;
 mod frame;

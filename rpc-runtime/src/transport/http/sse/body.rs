@@ -12,6 +12,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::events::{Event, data_event};
+use crate::transport::http::respond::AnsweredLater;
 
 /// The call that answers the request: it runs while the body is read, and
 /// its handlers' events come through the queue.
@@ -35,6 +36,16 @@ pub(crate) struct EventBody {
     /// Ends the stream cleanly, between two events, at a graceful shutdown.
     stopping: Pin<Box<WaitForCancellationFutureOwned>>,
     ended: bool,
+    /// Runs when the body is dropped: ended, or its client gone.
+    when_ended: Option<AnsweredLater>,
+}
+
+impl Drop for EventBody {
+    fn drop(&mut self) {
+        if let Some(ended) = self.when_ended.take() {
+            ended();
+        }
+    }
 }
 
 impl EventBody {
@@ -55,7 +66,14 @@ impl EventBody {
             quiet: Box::pin(tokio::time::sleep(keep_alive)),
             stopping: Box::pin(stopping),
             ended: false,
+            when_ended: None,
         }
+    }
+
+    /// Runs `ended` once the body has ended or is dropped.
+    pub(super) fn when_ended(mut self, ended: AnsweredLater) -> Self {
+        self.when_ended = Some(ended);
+        self
     }
 
     /// The next chunk to send; `None` at the end of the stream.

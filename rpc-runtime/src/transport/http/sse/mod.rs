@@ -28,7 +28,7 @@ use http::{HeaderMap, HeaderValue, Response, header};
 use tokio::sync::mpsc;
 
 use super::ResponseBody;
-use super::respond::reply_response;
+use super::respond::{AnsweredLater, reply_response};
 use super::service::Shared;
 use crate::Context;
 
@@ -46,11 +46,14 @@ pub(crate) fn accepts_events(headers: &HeaderMap) -> bool {
 }
 
 /// Answers `body`, which the router reads with `context`, as JSON or as an
-/// event stream, whichever the call turns out to need.
+/// event stream, whichever the call turns out to need. `answered` runs once
+/// the answer has ended: at once for a JSON reply, at the end of the stream
+/// (or when the client leaves) for events.
 pub(crate) async fn answer(
     shared: &Shared,
     body: Bytes,
     context: Context,
+    answered: AnsweredLater,
 ) -> Response<ResponseBody> {
     let (queue, mut events) = mpsc::channel(events::QUEUE);
     let context = context.with_events(EventSender::new(queue));
@@ -66,7 +69,10 @@ pub(crate) async fn answer(
     let keep_alive = shared.limits.keep_alive();
     let body = match first {
         // Finished without a word before its reply: plain JSON.
-        Err(reply) if events.is_empty() => return reply_response(reply),
+        Err(reply) if events.is_empty() => {
+            answered();
+            return reply_response(reply);
+        }
         Err(reply) => EventBody::new(events, None, None, reply, keep_alive, stopping),
         Ok(first) => {
             let first = match first {
@@ -76,7 +82,7 @@ pub(crate) async fn answer(
             EventBody::new(events, first, Some(running), None, keep_alive, stopping)
         }
     };
-    let mut response = Response::new(ResponseBody::events(body));
+    let mut response = Response::new(ResponseBody::events(body.when_ended(answered)));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

@@ -265,6 +265,7 @@ impl WsConnector {
                 crate::transport::Limits::default().subscriptions(),
             ),
             answer_after_close: None,
+            presence: None,
         };
         let (connection, session) = session::open(ws, setup);
         tokio::spawn(session);

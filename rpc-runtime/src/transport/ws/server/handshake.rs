@@ -92,13 +92,23 @@ pub(crate) fn upgrade(
     if let Some(peer) = peer {
         context = context.with_remote_addr(peer);
     }
+    let presence = handover.map(|handover| handover.presence().clone());
+    if let Some(presence) = &presence {
+        // Idle from now on for the WebSocket's timeout, not HTTP's.
+        presence.set_idle_timeout(shared.limits.idle_wait());
+    }
+    let shutdown = shared.stopping.clone();
     let setup = Setup {
         router: shared.router.clone(),
         context,
         max_in_flight: shared.limits.in_flight(),
         idle_timeout: Some(shared.limits.idle_wait()),
         write_timeout: Some(shared.limits.write_wait()),
-        stopping: shared.stopping.clone(),
+        // The connection's own when the listener admitted it: cancelled
+        // also when the listener needs its slot.
+        stopping: presence
+            .as_ref()
+            .map_or_else(|| shutdown.clone(), |presence| presence.stop().clone()),
         // The closing handshake waits for the peer's close frame.
         linger: None,
         subscriptions: crate::transport::connection::Budget::of_server(
@@ -106,6 +116,7 @@ pub(crate) fn upgrade(
             shared.subscriptions.clone(),
         ),
         answer_after_close: None,
+        presence,
     };
     let max = shared.limits.message_size();
     let session = async move {
@@ -120,10 +131,13 @@ pub(crate) fn upgrade(
             // Our own server's connection: the socket itself, without
             // hyper's layers around every read and write, after whatever
             // hyper read past the handshake.
-            Ok(parts) => socket::serve(parts.io.into_inner(), &parts.read_buf, setup, max).await,
+            Ok(parts) => {
+                let io = parts.io.into_inner();
+                socket::serve(io, &parts.read_buf, setup, shutdown, max).await;
+            }
             // Anyone else's (`HttpService` in axum, say): hyper's `Upgraded`
             // replays whatever it read past the handshake.
-            Err(upgraded) => socket::serve(TokioIo::new(upgraded), &[], setup, max).await,
+            Err(upgraded) => socket::serve(TokioIo::new(upgraded), &[], setup, shutdown, max).await,
         }
     };
     match handover {

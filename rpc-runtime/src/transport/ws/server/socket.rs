@@ -48,13 +48,22 @@ const KEPT_BUFFER: usize = 16 * 1024;
 const MAX_UNSENT_PONGS: usize = 4 * 1024;
 
 /// Serves one upgraded connection: `io` is the socket, `read_ahead` what
-/// the HTTP server read past the handshake. Resolves once the connection
-/// has closed.
-pub(super) async fn serve<S>(io: S, read_ahead: &[u8], setup: Setup, max_message_size: usize)
-where
+/// the HTTP server read past the handshake, `shutdown` the server's graceful
+/// shutdown (`setup.stopping` may also be cancelled to make room under
+/// pressure). Resolves once the connection has closed.
+pub(super) async fn serve<S>(
+    io: S,
+    read_ahead: &[u8],
+    setup: Setup,
+    shutdown: CancellationToken,
+    max_message_size: usize,
+) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let stopping = setup.stopping.clone();
+    let stopping = Stopping {
+        shutdown,
+        stop: setup.stopping.clone(),
+    };
     let socket = Arc::new(Mutex::new(Socket::new(io, read_ahead, max_message_size)));
     let reader = WsReader(socket.clone());
     let writer = WsWriter {
@@ -66,6 +75,14 @@ where
     driver.await;
     let closing = poll_fn(|cx| lock(&socket).poll_finish(cx, &stopping));
     let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
+}
+
+/// Why this end may close first: the server shutting down, or `stop`
+/// alone, the listener making room for a new client.
+#[derive(Clone, Default)]
+struct Stopping {
+    shutdown: CancellationToken,
+    stop: CancellationToken,
 }
 
 /// The socket and the state of both directions.
@@ -331,14 +348,17 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
     }
 
     /// Queues this end's close frame, unless one went out already.
-    fn queue_close(&mut self, stopping: &CancellationToken) {
+    fn queue_close(&mut self, stopping: &Stopping) {
         if self.close_sent {
             return;
         }
         self.close_sent = true;
         let (code, reason) = match self.failure {
             Some(violation) => (violation.code, violation.reason),
-            None if stopping.is_cancelled() => (1001, "server shutting down"),
+            None if stopping.shutdown.is_cancelled() => (1001, "server shutting down"),
+            // 1013, Try Again Later: closed for want of room, not for
+            // anything the peer did; a new connection may well be served.
+            None if stopping.stop.is_cancelled() => (1013, "server full, idle connection closed"),
             None => (1000, ""),
         };
         frame::write(
@@ -353,11 +373,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Socket<S> {
     /// peer's close frame. After a failure, stops writing and reads until
     /// the peer closes, so that what it has not read yet does not make the
     /// connection reset before the close frame reaches it.
-    fn poll_finish(
-        &mut self,
-        cx: &mut Context<'_>,
-        stopping: &CancellationToken,
-    ) -> Poll<io::Result<()>> {
+    fn poll_finish(&mut self, cx: &mut Context<'_>, stopping: &Stopping) -> Poll<io::Result<()>> {
         self.queue_close(stopping);
         ready!(self.poll_send(cx))?;
         if self.failure.is_some() {
@@ -430,7 +446,7 @@ where
 /// The engine's writer: one text frame per message.
 struct WsWriter<S> {
     socket: Arc<Mutex<Socket<S>>>,
-    stopping: CancellationToken,
+    stopping: Stopping,
 }
 
 impl<S> MessageWriter for WsWriter<S>
@@ -537,7 +553,7 @@ mod tests {
         assert_eq!(next, [0x81, 1, b'c']);
 
         // A closing socket sends no more replies.
-        socket.queue_close(&CancellationToken::new());
+        socket.queue_close(&Stopping::default());
         poll_fn(|cx| socket.poll_send(cx)).await.unwrap();
         assert!(matches!(try_reply(&mut socket, "d").await, Direct::Refused));
     }
