@@ -245,3 +245,16 @@ async fn a_producer_that_panics_ends_its_event_stream_with_an_internal_error() {
     let client = TickerClient::new(connect::http(&handle));
     assert_eq!(client.ping().await.unwrap(), "pong");
 }
+
+#[tokio::test]
+async fn a_stream_outlives_the_header_timeout_of_its_connection() {
+    let limits = Limits::default().header_timeout(Duration::from_millis(200));
+    let handle = serve(TickerServer::default(), limits).await;
+    let client = TickerClient::new(connect::http(&handle));
+    let mut items = client.forever(20).await.unwrap();
+    // Five header timeouts' worth of items, none of them cut.
+    for expected in 0..50 {
+        let item = tokio::time::timeout(connect::PATIENCE, items.next()).await;
+        assert_eq!(item.unwrap().unwrap().unwrap(), expected);
+    }
+}
