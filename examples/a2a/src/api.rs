@@ -14,7 +14,9 @@ use crate::types::*;
 pub trait A2a {
     /// Hands the agent a message: answered with a task when it ends or waits
     /// for input (at once with `returnImmediately`), or with a message.
-    #[method(name = "SendMessage")]
+    /// Marked idempotent: a retry carries the same `messageId`, and the
+    /// server answers it from the turn the first copy started.
+    #[method(name = "SendMessage", idempotent)]
     async fn send_message(
         &self,
         #[context] cx: &Context,

@@ -5,10 +5,12 @@
 //!   as the client and [`A2aError`] as its typed errors;
 //! - [`server`]: the side that keeps tasks, so an agent author writes only
 //!   an [`server::AgentExecutor`];
+//! - [`client`]: a client for an agent's card;
 //! - [`http`]: the HTTP app (card, endpoint, version check, bearer auth);
 //! - [`text_agent`]: the example agent the `text-agent` binary serves.
 
 pub mod api;
+pub mod client;
 pub mod error;
 pub mod http;
 pub mod server;

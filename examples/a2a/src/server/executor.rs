@@ -37,7 +37,7 @@ pub struct RequestContext {
     pub task_id: String,
     /// The conversation's id (the message's, or a new one).
     pub context_id: String,
-    /// The task as it stood, when the message continues one.
+    /// The task as it stood before the message, when the message continues one.
     pub task: Option<Task>,
     /// Who sent the request, when the server authenticates callers.
     pub caller: Option<Caller>,

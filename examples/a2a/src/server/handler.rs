@@ -206,6 +206,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         if !task_state.is_interrupted() {
             return Err(A2aError::unsupported_operation("the task is still working"));
         }
+        let waiting = state.task.clone();
         message.context_id = Some(state.task.context_id.clone());
         state
             .task
@@ -223,7 +224,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             message,
             task_id: task_id.to_owned(),
             context_id: state.task.context_id.clone(),
-            task: Some(state.task.clone()),
+            task: Some(waiting),
             caller,
         };
         let turn = self.run_turn(&mut state, live.clone(), request, false);
