@@ -94,12 +94,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     }
 
     /// The live task of `id`, made live from the store when this process
-    /// has not worked on it yet.
+    /// has not worked on it yet. A task that has ended is read from the
+    /// store and not kept live: nothing more happens to it.
     async fn live(&self, id: &str) -> Result<Arc<LiveTask>, A2aError> {
         if let Some(live) = self.shared.live.lock().expect("live map poisoned").get(id) {
             return Ok(live.clone());
         }
         let task = self.load(id).await?;
+        if task.status.state.is_terminal() {
+            return Ok(LiveTask::new(task.clone(), TurnState::Task(task)));
+        }
         let mut map = self.shared.live.lock().expect("live map poisoned");
         let live = map
             .entry(id.to_owned())
@@ -257,13 +261,25 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             let mut map = shared.live.lock().expect("live map poisoned");
             map.insert(task_id, live);
         });
-        tokio::spawn(drive_turn(
-            self.shared.store.clone(),
-            live,
-            receiver,
-            register,
-        ));
+        let (store, shared) = (self.shared.store.clone(), self.shared.clone());
+        tokio::spawn(async move {
+            drive_turn(store, live.clone(), receiver, register).await;
+            shared.retire(&live).await;
+        });
         turn
+    }
+}
+
+impl<E, S> Shared<E, S> {
+    /// Forgets `live` once its task has ended; the store still has it.
+    async fn retire(&self, live: &LiveTask) {
+        let task = &live.state.lock().await.task;
+        if task.status.state.is_terminal() {
+            self.live
+                .lock()
+                .expect("live map poisoned")
+                .remove(&task.id);
+        }
     }
 }
 
