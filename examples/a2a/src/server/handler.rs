@@ -25,12 +25,14 @@ const MAX_PAGE_SIZE: u32 = 100;
 /// Serves the A2A methods for the agent `E`, keeping tasks in `S`.
 pub struct RequestHandler<E, S> {
     shared: Arc<Shared<E, S>>,
+    auth: Option<Arc<BearerAuth>>,
 }
 
 impl<E, S> Clone for RequestHandler<E, S> {
     fn clone(&self) -> Self {
         RequestHandler {
             shared: self.shared.clone(),
+            auth: self.auth.clone(),
         }
     }
 }
@@ -39,7 +41,6 @@ struct Shared<E, S> {
     agent: Arc<E>,
     store: Arc<S>,
     card: AgentCard,
-    auth: Option<BearerAuth>,
     /// Tasks worked on in this process, by id.
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     /// The turn each message started, by caller and `messageId`, so a retry
@@ -55,22 +56,18 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 agent: Arc::new(agent),
                 store: Arc::new(store),
                 card,
-                auth: None,
                 live: Mutex::default(),
                 sent: Mutex::default(),
             }),
+            auth: None,
         }
     }
 
     /// Names the caller in each [`RequestContext`] from its bearer token.
     /// (Refusing callers without a good token is the HTTP layer's job.)
-    pub fn with_auth(self, auth: BearerAuth) -> Self {
-        let mut shared = Arc::try_unwrap(self.shared)
-            .unwrap_or_else(|_| panic!("with_auth is called before the handler is shared"));
-        shared.auth = Some(auth);
-        RequestHandler {
-            shared: Arc::new(shared),
-        }
+    pub fn with_auth(mut self, auth: BearerAuth) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
     }
 
     /// The card the handler serves.
@@ -79,7 +76,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     }
 
     fn caller(&self, cx: &Context) -> Option<Caller> {
-        let auth = self.shared.auth.as_ref()?;
+        let auth = self.auth.as_ref()?;
         let header = cx.headers()?.get("authorization")?.to_str().ok();
         auth.identify(header)
     }

@@ -76,3 +76,39 @@ async fn snake_case_params_are_read() {
     let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
     assert_eq!(reply["result"]["pageSize"], 1, "{reply}");
 }
+
+/// Answers with the name of its caller.
+struct WhoAmI;
+
+impl typed_rpc_a2a::server::AgentExecutor for WhoAmI {
+    async fn execute(
+        &self,
+        request: typed_rpc_a2a::server::RequestContext,
+        events: typed_rpc_a2a::server::EventSink,
+    ) {
+        let name = request.caller.map_or("nobody".to_owned(), |c| c.name);
+        let _ = events.reply(name).await;
+    }
+}
+
+#[tokio::test]
+async fn the_executor_sees_who_called() {
+    use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let card = typed_rpc_a2a::text_agent::card(&format!("http://{addr}/a2a"));
+    let auth = BearerAuth::default()
+        .token("alice-token", "alice")
+        .token("bob-token", "bob");
+    let handler = RequestHandler::new(WhoAmI, InMemoryTaskStore::new(), card);
+    let app = typed_rpc_a2a::http::app(handler, Some(auth)).unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    for (token, name) in [("alice-token", "alice"), ("bob-token", "bob")] {
+        let agent = client_with(addr, Some(token)).await;
+        let reply = agent.send_message(send(user("who am I?"))).await.unwrap();
+        let SendMessageResponse::Message(message) = reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(message.first_text(), Some(name));
+    }
+}
