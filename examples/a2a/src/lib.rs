@@ -7,13 +7,15 @@
 //!   an [`server::AgentExecutor`];
 //! - [`client`]: a client for an agent's card;
 //! - [`http`]: the HTTP app (card, endpoint, version check, bearer auth);
-//! - [`text_agent`]: the example agent the `text-agent` binary serves.
+//! - [`text_agent`]: the example agent the `text-agent` binary serves;
+//! - [`tck_agent`]: the A2A TCK's scenarios, `text-agent --tck`.
 
 pub mod api;
 pub mod client;
 pub mod error;
 pub mod http;
 pub mod server;
+pub mod tck_agent;
 pub mod text_agent;
 pub mod types;
 

@@ -1,4 +1,5 @@
-//! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN]`.
+//! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN] [--tck]`
+//! (`--tck`: answer the A2A TCK's scenarios instead of the text skills).
 //! Prints where it listens and its card's URL, serves until SIGTERM or
 //! Ctrl-C, then lets the requests in flight finish.
 
@@ -7,6 +8,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
 use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+use typed_rpc_a2a::tck_agent::TckAgent;
 use typed_rpc_a2a::text_agent::{TextAgent, card};
 
 /// How long the requests in flight get to finish after the signal.
@@ -15,12 +17,14 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 struct Options {
     listen: String,
     token: Option<String>,
+    tck: bool,
 }
 
 fn options() -> Result<Options, String> {
     let mut options = Options {
         listen: "127.0.0.1:3001".into(),
         token: None,
+        tck: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -28,6 +32,7 @@ fn options() -> Result<Options, String> {
         match arg.as_str() {
             "--listen" => options.listen = value()?,
             "--token" => options.token = Some(value()?),
+            "--tck" => options.tck = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -36,8 +41,9 @@ fn options() -> Result<Options, String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let options = options()
-        .map_err(|err| format!("{err}\nusage: text-agent [--listen ADDR] [--token TOKEN]"))?;
+    let options = options().map_err(|err| {
+        format!("{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--tck]")
+    })?;
     let listener = TcpListener::bind(&options.listen).await?;
     let addr = listener.local_addr()?;
     let mut agent_card = card(&format!("http://{addr}{ENDPOINT_PATH}"));
@@ -47,8 +53,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if auth.is_some() {
         agent_card = with_bearer(agent_card);
     }
-    let handler = RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card);
-    let app = app(handler, auth)?;
+    let app = if options.tck {
+        // The TCK sends one messageId per scenario for a whole run.
+        let handler = RequestHandler::new(TckAgent, InMemoryTaskStore::new(), agent_card);
+        app(handler.deduplicate_messages(false), auth)?
+    } else {
+        app(
+            RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card),
+            auth,
+        )?
+    };
     println!("listening on http://{addr}");
     println!("agent card: http://{addr}{CARD_PATH}");
     let (stopped, stop) = tokio::sync::oneshot::channel::<()>();

@@ -26,6 +26,7 @@ const MAX_PAGE_SIZE: u32 = 100;
 pub struct RequestHandler<E, S> {
     shared: Arc<Shared<E, S>>,
     auth: Option<Arc<BearerAuth>>,
+    deduplicate: bool,
 }
 
 impl<E, S> Clone for RequestHandler<E, S> {
@@ -33,6 +34,7 @@ impl<E, S> Clone for RequestHandler<E, S> {
         RequestHandler {
             shared: self.shared.clone(),
             auth: self.auth.clone(),
+            deduplicate: self.deduplicate,
         }
     }
 }
@@ -60,6 +62,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 sent: Mutex::default(),
             }),
             auth: None,
+            deduplicate: true,
         }
     }
 
@@ -67,6 +70,15 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// (Refusing callers without a good token is the HTTP layer's job.)
     pub fn with_auth(mut self, auth: BearerAuth) -> Self {
         self.auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// Whether a `messageId` seen before is answered from its first turn
+    /// (the default) or starts new work like any message. Off only for
+    /// clients that reuse ids for new requests, as the A2A TCK does (one id
+    /// per scenario for a whole run).
+    pub fn deduplicate_messages(mut self, on: bool) -> Self {
+        self.deduplicate = on;
         self
     }
 
@@ -124,32 +136,33 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             request.message.message_id.clone(),
         );
         let message = request.message;
-        {
+        if message.task_id.is_none() {
             // Looked up and claimed under one lock, so two copies of a new
             // message arriving at once start one turn.
             let mut sent = self.shared.sent.lock().expect("sent map poisoned");
-            if let Some(turn) = sent.get(&key) {
-                return Ok(Turn {
-                    state: turn.clone(),
-                    events: None,
-                    first: None,
-                });
+            if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
+                return Ok(Turn::retried(turn.clone()));
             }
-            if message.task_id.is_none() {
-                let turn = self.start_task(message, caller, subscribe);
+            let turn = self.start_task(message, caller, subscribe);
+            if self.deduplicate {
                 sent.insert(key, turn.state.clone());
-                return Ok(turn);
+            }
+            return Ok(turn);
+        }
+        if self.deduplicate {
+            let sent = self.shared.sent.lock().expect("sent map poisoned");
+            if let Some(turn) = sent.get(&key) {
+                return Ok(Turn::retried(turn.clone()));
             }
         }
         let task_id = message.task_id.clone().unwrap_or_default();
         let turn = self
             .continue_task(&task_id, message, caller, subscribe)
             .await?;
-        self.shared
-            .sent
-            .lock()
-            .expect("sent map poisoned")
-            .insert(key, turn.state.clone());
+        if self.deduplicate {
+            let mut sent = self.shared.sent.lock().expect("sent map poisoned");
+            sent.insert(key, turn.state.clone());
+        }
         Ok(turn)
     }
 
@@ -289,6 +302,17 @@ struct Turn {
     first: Option<StreamResponse>,
 }
 
+impl Turn {
+    /// The turn a retried message joins: no subscription of its own yet.
+    fn retried(state: watch::Receiver<TurnState>) -> Self {
+        Turn {
+            state,
+            events: None,
+            first: None,
+        }
+    }
+}
+
 /// Waits until the turn has an answer: settled, or any first one.
 async fn answer(
     mut turn: watch::Receiver<TurnState>,
@@ -307,20 +331,21 @@ async fn answer(
     Ok(state.clone())
 }
 
-/// The events of `events` from `first` on, up to the one that ends the stream.
+/// The events of `events` from `first` on, up to the first one `ends` is true of.
 fn event_stream(
     first: Option<StreamResponse>,
     events: broadcast::Receiver<StreamResponse>,
+    ends: fn(&StreamResponse) -> bool,
 ) -> BoxStream<'static, RpcResult<StreamResponse>> {
-    let ended = first.as_ref().is_some_and(StreamResponse::ends_stream);
-    let live = stream::unfold((events, ended), |(mut events, ended)| async move {
+    let ended = first.as_ref().is_some_and(ends);
+    let live = stream::unfold((events, ended), move |(mut events, ended)| async move {
         if ended {
             return None;
         }
         match events.recv().await {
             Ok(event) => {
-                let ends = event.ends_stream();
-                Some((Ok(event), (events, ends)))
+                let last = ends(&event);
+                Some((Ok(event), (events, last)))
             }
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 let error =
@@ -380,7 +405,11 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
     ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
         let turn = self.send(cx, request, true).await?;
         match turn.events {
-            Some(events) => Ok(event_stream(turn.first, events)),
+            Some(events) => Ok(event_stream(
+                turn.first,
+                events,
+                StreamResponse::ends_stream,
+            )),
             // A retried message: its turn's answer so far, then what is still to come.
             None => match answer(turn.state, false).await? {
                 TurnState::Replied(message) => {
@@ -535,24 +564,32 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
 
 impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// The task's stream from now on: the task as it stands, then its
-    /// events. A task that has ended is refused (`-32004`) unless
-    /// `ended_ok`, which gives it as one event.
+    /// events, until the task ends; for a `retry` of a streamed message,
+    /// until its turn ends. A task that has ended is refused (`-32004`),
+    /// except to a retry, which gets it as one event.
     async fn follow(
         &self,
         id: &str,
-        ended_ok: bool,
+        retry: bool,
     ) -> Result<BoxStream<'static, RpcResult<StreamResponse>>, A2aError> {
         let live = self.live(id).await?;
         let state = live.state.lock().await;
-        if state.task.status.state.is_terminal() && !ended_ok {
+        if state.task.status.state.is_terminal() && !retry {
             return Err(A2aError::unsupported_operation(
                 "the task has ended; there is nothing to subscribe to",
             ));
         }
         let events = live.events.subscribe();
+        // A retry follows its turn, a subscriber the whole task.
+        let ends = if retry {
+            StreamResponse::ends_stream
+        } else {
+            StreamResponse::ends_task
+        };
         Ok(event_stream(
             Some(StreamResponse::Task(state.task.clone())),
             events,
+            ends,
         ))
     }
 }

@@ -72,12 +72,24 @@ pub enum StreamResponse {
 }
 
 impl StreamResponse {
-    /// The event closes its stream: a message, or a terminal or interrupted status.
+    /// The event closes a `SendStreamingMessage` stream: a message, or a
+    /// terminal or interrupted status (the turn is over).
     pub fn ends_stream(&self) -> bool {
         match self {
             StreamResponse::Message(_) => true,
             StreamResponse::Task(task) => task.status.state.ends_turn(),
             StreamResponse::StatusUpdate(update) => update.status.state.ends_turn(),
+            StreamResponse::ArtifactUpdate(_) => false,
+        }
+    }
+
+    /// The event closes a `SubscribeToTask` stream: a terminal status (the
+    /// task is over; a subscriber stays through input-required turns).
+    pub fn ends_task(&self) -> bool {
+        match self {
+            StreamResponse::Message(_) => true,
+            StreamResponse::Task(task) => task.status.state.is_terminal(),
+            StreamResponse::StatusUpdate(update) => update.status.state.is_terminal(),
             StreamResponse::ArtifactUpdate(_) => false,
         }
     }

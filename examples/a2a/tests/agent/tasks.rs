@@ -313,3 +313,28 @@ async fn a_retried_message_id_does_not_run_the_work_twice() {
     let all = agent.list_tasks(ListTasksRequest::default()).await.unwrap();
     assert_eq!(all.total_size, 1);
 }
+
+#[tokio::test]
+async fn a_subscriber_stays_through_an_input_required_turn_until_the_task_ends() {
+    let agent = client(start().await).await;
+    let asked = task(agent.send_message(send(user("??"))).await.unwrap());
+    let events = agent
+        .subscribe_to_task(SubscribeToTaskRequest {
+            id: asked.id.clone(),
+        })
+        .await
+        .unwrap();
+    let mut answer = user("late");
+    answer.task_id = Some(asked.id.clone());
+    let done = task(agent.send_message(send(answer)).await.unwrap());
+    assert_eq!(done.status.state, TaskState::Completed);
+    let events = collect(events).await;
+    let StreamResponse::Task(first) = &events[0] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(first.status.state, TaskState::InputRequired);
+    let Some(StreamResponse::StatusUpdate(last)) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(last.status.state, TaskState::Completed);
+}
