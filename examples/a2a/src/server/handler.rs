@@ -220,6 +220,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         if !task_state.is_interrupted() {
             return Err(A2aError::unsupported_operation("the task is still working"));
         }
+        if message
+            .context_id
+            .as_ref()
+            .is_some_and(|c| *c != state.task.context_id)
+        {
+            return Err(A2aError::invalid_params(
+                "message.contextId",
+                "not the contextId of the task the message continues",
+            ));
+        }
         let waiting = state.task.clone();
         message.context_id = Some(state.task.context_id.clone());
         state

@@ -1,5 +1,7 @@
 //! The card and each skill, blocking and streamed.
 
+use typed_rpc::CallError;
+use typed_rpc_a2a::A2aError;
 use typed_rpc_a2a::types::*;
 
 use crate::support::*;
@@ -165,6 +167,15 @@ async fn an_unclear_request_asks_for_input_and_the_answer_continues_the_task() {
     );
     assert_eq!(asked.status.state, TaskState::InputRequired);
     assert_eq!(status_text(&asked), Some("what should I upper-case?"));
+
+    let mut elsewhere = user("quiet words");
+    elsewhere.task_id = Some(asked.id.clone());
+    elsewhere.context_id = Some("another conversation".into());
+    let refused = agent.send_message(send(elsewhere)).await;
+    assert!(
+        matches!(refused, Err(CallError::App(A2aError::InvalidParams(_)))),
+        "{refused:?}"
+    );
 
     let mut answer = user("quiet words");
     answer.task_id = Some(asked.id.clone());
