@@ -22,6 +22,9 @@ pub const CARD_PATH: &str = "/.well-known/agent-card.json";
 /// Where the JSON-RPC endpoint is served (also with a trailing `/`).
 pub const ENDPOINT_PATH: &str = "/a2a";
 
+/// How long a client may keep the card: it changes only when the agent restarts.
+const CARD_CACHE_CONTROL: &str = "public, max-age=300";
+
 /// The name of the bearer scheme in the card's `securitySchemes`.
 pub const BEARER_SCHEME: &str = "bearer";
 
@@ -70,9 +73,17 @@ pub fn app<E: AgentExecutor, S: TaskStore>(
             require_bearer,
         ));
     }
+    let etag = etag_of(&card);
     let card = axum::routing::get(move || {
-        let card = card.clone();
-        async move { ([(header::CONTENT_TYPE, "application/json")], card) }
+        let (card, etag) = (card.clone(), etag.clone());
+        async move {
+            let headers = [
+                (header::CONTENT_TYPE, "application/json".to_owned()),
+                (header::CACHE_CONTROL, CARD_CACHE_CONTROL.to_owned()),
+                (header::ETAG, etag),
+            ];
+            (headers, card)
+        }
     });
     Ok(axum::Router::new().route(CARD_PATH, card).merge(endpoint))
 }
@@ -99,4 +110,13 @@ async fn require_bearer(
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     refused
+}
+
+/// A strong entity tag for the card's bytes: their FNV-1a hash, stable
+/// across processes, so replicas serving one card give one tag.
+fn etag_of(bytes: &[u8]) -> String {
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("\"{hash:016x}\"")
 }

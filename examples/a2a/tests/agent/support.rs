@@ -59,6 +59,8 @@ pub async fn fetch_card(addr: SocketAddr) -> AgentCard {
     let (status, head, body) = http(addr, &request).await;
     assert_eq!(status, 200, "{head}");
     assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(head.contains("cache-control: public, max-age="), "{head}");
+    assert!(head.contains("etag: \""), "{head}");
     serde_json::from_str(&body).unwrap()
 }
 
