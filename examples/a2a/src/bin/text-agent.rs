@@ -1,0 +1,98 @@
+//! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN] [--tck]`
+//! (`--tck`: answer the A2A TCK's scenarios instead of the text skills).
+//! Prints where it listens and its card's URL, serves until SIGTERM or
+//! Ctrl-C, then lets the requests in flight finish.
+
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
+use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+use typed_rpc_a2a::tck_agent::TckAgent;
+use typed_rpc_a2a::text_agent::{TextAgent, card};
+
+/// How long the requests in flight get to finish after the signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+struct Options {
+    listen: String,
+    token: Option<String>,
+    tck: bool,
+}
+
+fn options() -> Result<Options, String> {
+    let mut options = Options {
+        listen: "127.0.0.1:3001".into(),
+        token: None,
+        tck: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--listen" => options.listen = value()?,
+            "--token" => options.token = Some(value()?),
+            "--tck" => options.tck = true,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let options = options().map_err(|err| {
+        format!("{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--tck]")
+    })?;
+    let listener = TcpListener::bind(&options.listen).await?;
+    let addr = listener.local_addr()?;
+    let mut agent_card = card(&format!("http://{addr}{ENDPOINT_PATH}"));
+    let auth = options
+        .token
+        .map(|token| BearerAuth::default().token(token, "operator"));
+    if auth.is_some() {
+        agent_card = with_bearer(agent_card);
+    }
+    let app = if options.tck {
+        // The TCK sends one messageId per scenario for a whole run.
+        let handler = RequestHandler::new(TckAgent, InMemoryTaskStore::new(), agent_card);
+        app(handler.deduplicate_messages(false), auth)?
+    } else {
+        app(
+            RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card),
+            auth,
+        )?
+    };
+    println!("listening on http://{addr}");
+    println!("agent card: http://{addr}{CARD_PATH}");
+    let (stopped, stop) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stop.await;
+            })
+            .await
+    });
+    signalled().await?;
+    let _ = stopped.send(());
+    // A stream that outlives the grace period is cut off with the process.
+    match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
+        Ok(served) => served??,
+        Err(_) => eprintln!("requests still running after {SHUTDOWN_GRACE:?}; stopping anyway"),
+    }
+    Ok(())
+}
+
+/// SIGTERM or Ctrl-C.
+async fn signalled() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            _ = term.recv() => Ok(()),
+            ctrl_c = tokio::signal::ctrl_c() => ctrl_c,
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c().await
+}

@@ -1,0 +1,605 @@
+//! The request handler: the [`A2a`] methods over an agent and a task store.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures_util::stream::{self, BoxStream, Stream, StreamExt};
+use tokio::sync::{broadcast, mpsc, watch};
+use typed_rpc::{Context, ErrorObject, RpcResult};
+
+use super::executor::{AgentEvent, AgentExecutor, Caller, EventSink, RequestContext};
+use super::live::{LiveState, LiveTask, TurnState, drive_turn};
+use super::store::{StoreError, TaskQuery, TaskStore};
+use super::{BearerAuth, new_id, now};
+use crate::api::A2a;
+use crate::error::A2aError;
+use crate::types::*;
+
+/// Events an agent may publish ahead of the handler storing them.
+const AGENT_BACKLOG: usize = 16;
+
+/// The page size of `ListTasks` when the caller gives none, and the most it may ask for.
+const DEFAULT_PAGE_SIZE: u32 = 50;
+const MAX_PAGE_SIZE: u32 = 100;
+
+/// Serves the A2A methods for the agent `E`, keeping tasks in `S`.
+pub struct RequestHandler<E, S> {
+    shared: Arc<Shared<E, S>>,
+    auth: Option<Arc<BearerAuth>>,
+    deduplicate: bool,
+}
+
+impl<E, S> Clone for RequestHandler<E, S> {
+    fn clone(&self) -> Self {
+        RequestHandler {
+            shared: self.shared.clone(),
+            auth: self.auth.clone(),
+            deduplicate: self.deduplicate,
+        }
+    }
+}
+
+struct Shared<E, S> {
+    agent: Arc<E>,
+    store: Arc<S>,
+    card: AgentCard,
+    /// Tasks worked on in this process, by id.
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    /// The turn each message started, by caller and `messageId`, so a retry
+    /// joins it instead of starting the work again.
+    sent: Mutex<HashMap<(String, String), watch::Receiver<TurnState>>>,
+}
+
+impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
+    /// A handler for `agent`, storing tasks in `store`, describing itself with `card`.
+    pub fn new(agent: E, store: S, card: AgentCard) -> Self {
+        RequestHandler {
+            shared: Arc::new(Shared {
+                agent: Arc::new(agent),
+                store: Arc::new(store),
+                card,
+                live: Mutex::default(),
+                sent: Mutex::default(),
+            }),
+            auth: None,
+            deduplicate: true,
+        }
+    }
+
+    /// Names the caller in each [`RequestContext`] from its bearer token.
+    /// (Refusing callers without a good token is the HTTP layer's job.)
+    pub fn with_auth(mut self, auth: BearerAuth) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// Whether a `messageId` seen before is answered from its first turn
+    /// (the default) or starts new work like any message. Off only for
+    /// clients that reuse ids for new requests, as the A2A TCK does (one id
+    /// per scenario for a whole run).
+    pub fn deduplicate_messages(mut self, on: bool) -> Self {
+        self.deduplicate = on;
+        self
+    }
+
+    /// The card the handler serves.
+    pub fn card(&self) -> &AgentCard {
+        &self.shared.card
+    }
+
+    fn caller(&self, cx: &Context) -> Option<Caller> {
+        let auth = self.auth.as_ref()?;
+        let header = cx.headers()?.get("authorization")?.to_str().ok();
+        auth.identify(header)
+    }
+
+    async fn load(&self, id: &str) -> Result<Task, A2aError> {
+        self.shared
+            .store
+            .load(id)
+            .await
+            .map_err(store_failed)?
+            .ok_or_else(|| A2aError::task_not_found(id))
+    }
+
+    /// The live task of `id`, made live from the store when this process
+    /// has not worked on it yet. A task that has ended is read from the
+    /// store and not kept live: nothing more happens to it.
+    async fn live(&self, id: &str) -> Result<Arc<LiveTask>, A2aError> {
+        if let Some(live) = self.shared.live.lock().expect("live map poisoned").get(id) {
+            return Ok(live.clone());
+        }
+        let task = self.load(id).await?;
+        if task.status.state.is_terminal() {
+            return Ok(LiveTask::new(task.clone(), TurnState::Task(task)));
+        }
+        let mut map = self.shared.live.lock().expect("live map poisoned");
+        let live = map
+            .entry(id.to_owned())
+            .or_insert_with(|| LiveTask::new(task.clone(), TurnState::Task(task)));
+        Ok(live.clone())
+    }
+
+    /// Starts the turn for `request`, or finds the one a retry of its
+    /// message started. Returns the turn's state and, for streams, a
+    /// subscription taken before the turn's first event.
+    async fn send(
+        &self,
+        cx: &Context,
+        request: SendMessageRequest,
+        subscribe: bool,
+    ) -> Result<Turn, A2aError> {
+        check_version(cx)?;
+        let caller = self.caller(cx);
+        let key = (
+            caller.as_ref().map_or_else(String::new, |c| c.name.clone()),
+            request.message.message_id.clone(),
+        );
+        let message = request.message;
+        if message.task_id.is_none() {
+            // Looked up and claimed under one lock, so two copies of a new
+            // message arriving at once start one turn.
+            let mut sent = self.shared.sent.lock().expect("sent map poisoned");
+            if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
+                return Ok(Turn::retried(turn.clone()));
+            }
+            let turn = self.start_task(message, caller, subscribe);
+            if self.deduplicate {
+                sent.insert(key, turn.state.clone());
+            }
+            return Ok(turn);
+        }
+        if self.deduplicate {
+            let sent = self.shared.sent.lock().expect("sent map poisoned");
+            if let Some(turn) = sent.get(&key) {
+                return Ok(Turn::retried(turn.clone()));
+            }
+        }
+        let task_id = message.task_id.clone().unwrap_or_default();
+        let turn = self
+            .continue_task(&task_id, message, caller, subscribe)
+            .await?;
+        if self.deduplicate {
+            let mut sent = self.shared.sent.lock().expect("sent map poisoned");
+            sent.insert(key, turn.state.clone());
+        }
+        Ok(turn)
+    }
+
+    fn start_task(&self, mut message: Message, caller: Option<Caller>, subscribe: bool) -> Turn {
+        let task_id = new_id();
+        let context_id = message.context_id.clone().unwrap_or_else(new_id);
+        message.context_id = Some(context_id.clone());
+        message.task_id = Some(task_id.clone());
+        let task = Task {
+            id: task_id.clone(),
+            context_id: context_id.clone(),
+            status: TaskStatus {
+                state: TaskState::Submitted,
+                message: None,
+                timestamp: Some(now()),
+            },
+            artifacts: None,
+            history: Some(vec![message.clone()]),
+            metadata: None,
+        };
+        let live = LiveTask::new(task, TurnState::Pending);
+        let events = subscribe.then(|| live.events.subscribe());
+        let request = RequestContext {
+            message,
+            task_id,
+            context_id,
+            task: None,
+            caller,
+        };
+        let mut state = live.state.try_lock().expect("a new task is not shared yet");
+        let turn = self.run_turn(&mut state, live.clone(), request, true);
+        drop(state);
+        Turn {
+            state: turn,
+            events,
+            first: None,
+        }
+    }
+
+    async fn continue_task(
+        &self,
+        task_id: &str,
+        mut message: Message,
+        caller: Option<Caller>,
+        subscribe: bool,
+    ) -> Result<Turn, A2aError> {
+        let live = self.live(task_id).await?;
+        let mut state = live.state.lock().await;
+        let task_state = state.task.status.state;
+        if task_state.is_terminal() {
+            return Err(A2aError::unsupported_operation(
+                "the task has ended and takes no more messages",
+            ));
+        }
+        if !task_state.is_interrupted() {
+            return Err(A2aError::unsupported_operation("the task is still working"));
+        }
+        if message
+            .context_id
+            .as_ref()
+            .is_some_and(|c| *c != state.task.context_id)
+        {
+            return Err(A2aError::invalid_params(
+                "message.contextId",
+                "not the contextId of the task the message continues",
+            ));
+        }
+        let waiting = state.task.clone();
+        message.context_id = Some(state.task.context_id.clone());
+        state
+            .task
+            .history
+            .get_or_insert_with(Vec::new)
+            .push(message.clone());
+        state.turn.send_replace(TurnState::Pending);
+        let store = &*self.shared.store;
+        state
+            .set_status(store, &live.events, TaskState::Submitted, None)
+            .await?;
+        let first = subscribe.then(|| StreamResponse::Task(state.task.clone()));
+        let events = subscribe.then(|| live.events.subscribe());
+        let request = RequestContext {
+            message,
+            task_id: task_id.to_owned(),
+            context_id: state.task.context_id.clone(),
+            task: Some(waiting),
+            caller,
+        };
+        let turn = self.run_turn(&mut state, live.clone(), request, false);
+        Ok(Turn {
+            state: turn,
+            events,
+            first,
+        })
+    }
+
+    /// Runs the agent on `request` and a driver that applies its events;
+    /// `state` is the locked state of `live`. A `new` task becomes visible
+    /// to the other methods at its first event.
+    fn run_turn(
+        &self,
+        state: &mut LiveState,
+        live: Arc<LiveTask>,
+        request: RequestContext,
+        new: bool,
+    ) -> watch::Receiver<TurnState> {
+        let (sender, receiver) = mpsc::channel::<AgentEvent>(AGENT_BACKLOG);
+        let sink = EventSink::new(sender, request.task_id.clone(), request.context_id.clone());
+        let agent = self.shared.agent.clone();
+        let turn = state.turn.subscribe();
+        state.running =
+            Some(tokio::spawn(async move { agent.execute(request, sink).await }).abort_handle());
+        let shared = self.shared.clone();
+        let task_id = state.task.id.clone();
+        let register = new.then_some(move |live: Arc<LiveTask>| {
+            let mut map = shared.live.lock().expect("live map poisoned");
+            map.insert(task_id, live);
+        });
+        let (store, shared) = (self.shared.store.clone(), self.shared.clone());
+        tokio::spawn(async move {
+            drive_turn(store, live.clone(), receiver, register).await;
+            shared.retire(&live).await;
+        });
+        turn
+    }
+}
+
+impl<E, S> Shared<E, S> {
+    /// Forgets `live` once its task has ended; the store still has it.
+    async fn retire(&self, live: &LiveTask) {
+        let task = &live.state.lock().await.task;
+        if task.status.state.is_terminal() {
+            self.live
+                .lock()
+                .expect("live map poisoned")
+                .remove(&task.id);
+        }
+    }
+}
+
+/// A turn as `SendMessage` sees it.
+struct Turn {
+    state: watch::Receiver<TurnState>,
+    /// The live events, for a stream.
+    events: Option<broadcast::Receiver<StreamResponse>>,
+    /// The event a stream starts with, when not the first broadcast one.
+    first: Option<StreamResponse>,
+}
+
+impl Turn {
+    /// The turn a retried message joins: no subscription of its own yet.
+    fn retried(state: watch::Receiver<TurnState>) -> Self {
+        Turn {
+            state,
+            events: None,
+            first: None,
+        }
+    }
+}
+
+/// Waits until the turn has an answer: settled, or any first one.
+async fn answer(
+    mut turn: watch::Receiver<TurnState>,
+    settled: bool,
+) -> Result<TurnState, A2aError> {
+    let state = turn
+        .wait_for(|state| {
+            if settled {
+                state.settled()
+            } else {
+                !matches!(state, TurnState::Pending)
+            }
+        })
+        .await
+        .map_err(|_| A2aError::internal("the turn ended without an answer"))?;
+    Ok(state.clone())
+}
+
+/// The events of `events` from `first` on, up to the first one `ends` is true of.
+fn event_stream(
+    first: Option<StreamResponse>,
+    events: broadcast::Receiver<StreamResponse>,
+    ends: fn(&StreamResponse) -> bool,
+) -> BoxStream<'static, RpcResult<StreamResponse>> {
+    let ended = first.as_ref().is_some_and(ends);
+    let live = stream::unfold((events, ended), move |(mut events, ended)| async move {
+        if ended {
+            return None;
+        }
+        match events.recv().await {
+            Ok(event) => {
+                let last = ends(&event);
+                Some((Ok(event), (events, last)))
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                let error =
+                    ErrorObject::from(A2aError::internal("the stream fell behind the task"));
+                Some((Err(error), (events, true)))
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    });
+    stream::iter(first.map(Ok)).chain(live).boxed()
+}
+
+/// `A2A-Version` must be 1.0 when given. A request without it is served
+/// as 1.0: the methods here are 1.0's names, which no 0.3 client calls.
+fn check_version(cx: &Context) -> Result<(), A2aError> {
+    let Some(value) = cx.headers().and_then(|h| h.get("a2a-version")) else {
+        return Ok(());
+    };
+    let version = value.to_str().unwrap_or("").trim();
+    let mut numbers = version.split('.');
+    match (numbers.next(), numbers.next()) {
+        (Some("1"), Some("0")) | (Some("1"), None) => Ok(()),
+        _ => Err(A2aError::version_not_supported(version)),
+    }
+}
+
+fn store_failed(err: StoreError) -> A2aError {
+    match err {
+        StoreError::InvalidPageToken => {
+            A2aError::invalid_params("pageToken", "not a token this server gave out")
+        }
+        err => A2aError::internal(&err.to_string()),
+    }
+}
+
+impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
+    async fn send_message(
+        &self,
+        cx: &Context,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse, A2aError> {
+        let configuration = request.configuration.clone().unwrap_or_default();
+        let turn = self.send(cx, request, false).await?;
+        match answer(turn.state, !configuration.return_immediately).await? {
+            TurnState::Replied(message) => Ok(SendMessageResponse::Message(message)),
+            TurnState::Task(task) => Ok(SendMessageResponse::Task(
+                task.with_history_length(configuration.history_length),
+            )),
+            TurnState::Pending => Err(A2aError::internal("the turn ended without an answer")),
+        }
+    }
+
+    async fn send_streaming_message(
+        &self,
+        cx: &Context,
+        request: SendMessageRequest,
+    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
+        let turn = self.send(cx, request, true).await?;
+        match turn.events {
+            Some(events) => Ok(event_stream(
+                turn.first,
+                events,
+                StreamResponse::ends_stream,
+            )),
+            // A retried message: its turn's answer so far, then what is still to come.
+            None => match answer(turn.state, false).await? {
+                TurnState::Replied(message) => {
+                    Ok(stream::iter([Ok(StreamResponse::Message(message))]).boxed())
+                }
+                TurnState::Task(task) => Ok(self.follow(&task.id, true).await?),
+                TurnState::Pending => {
+                    Err(A2aError::internal("the turn ended without an answer").into())
+                }
+            },
+        }
+    }
+
+    async fn get_task(&self, cx: &Context, request: GetTaskRequest) -> Result<Task, A2aError> {
+        check_version(cx)?;
+        Ok(self
+            .load(&request.id)
+            .await?
+            .with_history_length(request.history_length))
+    }
+
+    async fn list_tasks(
+        &self,
+        cx: &Context,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, A2aError> {
+        check_version(cx)?;
+        let page_size = match request.page_size {
+            None | Some(0) => DEFAULT_PAGE_SIZE,
+            Some(size) => size.min(MAX_PAGE_SIZE),
+        };
+        let status_after = match &request.status_timestamp_after {
+            None => None,
+            Some(stamp) => Some(
+                time::OffsetDateTime::parse(stamp, &time::format_description::well_known::Rfc3339)
+                    .map_err(|_| {
+                        A2aError::invalid_params(
+                            "statusTimestampAfter",
+                            "not an ISO-8601 timestamp",
+                        )
+                    })?,
+            ),
+        };
+        let query = TaskQuery {
+            context_id: request.context_id.filter(|c| !c.is_empty()),
+            state: request.status.filter(|s| *s != TaskState::Unspecified),
+            status_after,
+            page_size: page_size as usize,
+            page_token: request.page_token.filter(|t| !t.is_empty()),
+        };
+        let page = self.shared.store.list(&query).await.map_err(store_failed)?;
+        let include_artifacts = request.include_artifacts.unwrap_or(false);
+        let tasks = page
+            .tasks
+            .into_iter()
+            .map(|mut task| {
+                if !include_artifacts {
+                    task.artifacts = None;
+                }
+                task.with_history_length(request.history_length)
+            })
+            .collect();
+        Ok(ListTasksResponse {
+            tasks,
+            next_page_token: page.next_page_token.unwrap_or_default(),
+            page_size,
+            total_size: u32::try_from(page.total_size).unwrap_or(u32::MAX),
+        })
+    }
+
+    async fn cancel_task(
+        &self,
+        cx: &Context,
+        request: CancelTaskRequest,
+    ) -> Result<Task, A2aError> {
+        check_version(cx)?;
+        let live = self.live(&request.id).await?;
+        let task = live.state.lock().await.task.clone();
+        if task.status.state.is_terminal() {
+            return Err(A2aError::task_not_cancelable(&request.id));
+        }
+        self.shared.agent.cancel(&task).await;
+        let mut state = live.state.lock().await;
+        if state.task.status.state.is_terminal() {
+            return Err(A2aError::task_not_cancelable(&request.id));
+        }
+        if let Some(running) = state.running.take() {
+            running.abort();
+        }
+        state
+            .set_status(&*self.shared.store, &live.events, TaskState::Canceled, None)
+            .await?;
+        Ok(state.task.clone())
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        cx: &Context,
+        request: SubscribeToTaskRequest,
+    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
+        check_version(cx)?;
+        Ok(self.follow(&request.id, false).await?)
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        cx: &Context,
+        _config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        check_version(cx)?;
+        Err(A2aError::push_notification_not_supported())
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        cx: &Context,
+        _request: TaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        check_version(cx)?;
+        Err(A2aError::push_notification_not_supported())
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        cx: &Context,
+        _request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, A2aError> {
+        check_version(cx)?;
+        Err(A2aError::push_notification_not_supported())
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        cx: &Context,
+        _request: TaskPushNotificationConfigRequest,
+    ) -> Result<serde_json::Value, A2aError> {
+        check_version(cx)?;
+        Err(A2aError::push_notification_not_supported())
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        cx: &Context,
+        _request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, A2aError> {
+        check_version(cx)?;
+        Err(A2aError::unsupported_operation(
+            "this agent has no extended card",
+        ))
+    }
+}
+
+impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
+    /// The task's stream from now on: the task as it stands, then its
+    /// events, until the task ends; for a `retry` of a streamed message,
+    /// until its turn ends. A task that has ended is refused (`-32004`),
+    /// except to a retry, which gets it as one event.
+    async fn follow(
+        &self,
+        id: &str,
+        retry: bool,
+    ) -> Result<BoxStream<'static, RpcResult<StreamResponse>>, A2aError> {
+        let live = self.live(id).await?;
+        let state = live.state.lock().await;
+        if state.task.status.state.is_terminal() && !retry {
+            return Err(A2aError::unsupported_operation(
+                "the task has ended; there is nothing to subscribe to",
+            ));
+        }
+        let events = live.events.subscribe();
+        // A retry follows its turn, a subscriber the whole task.
+        let ends = if retry {
+            StreamResponse::ends_stream
+        } else {
+            StreamResponse::ends_task
+        };
+        Ok(event_stream(
+            Some(StreamResponse::Task(state.task.clone())),
+            events,
+            ends,
+        ))
+    }
+}

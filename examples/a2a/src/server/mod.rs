@@ -1,0 +1,29 @@
+//! The serving side: an agent author writes an [`AgentExecutor`]; the
+//! [`RequestHandler`] does the protocol around it, keeping tasks in a
+//! [`TaskStore`].
+
+mod auth;
+mod executor;
+mod handler;
+mod live;
+mod memory_store;
+mod store;
+
+pub use auth::BearerAuth;
+pub use executor::{AgentExecutor, Caller, EventSink, RequestContext, TurnEnded};
+pub use handler::RequestHandler;
+pub use memory_store::InMemoryTaskStore;
+pub use store::{StoreError, TaskPage, TaskQuery, TaskStore, matches, status_time};
+
+/// A fresh id for a task, a context or a message: a random UUID, as the
+/// reference SDKs make them.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Now, ISO-8601 in UTC with a `Z`.
+pub fn now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("the current UTC time formats as RFC 3339")
+}

@@ -1,0 +1,114 @@
+//! Bearer authentication, the version header and batches, at the HTTP level.
+
+use typed_rpc::ClientError;
+use typed_rpc_a2a::types::SendMessageResponse;
+
+use crate::support::*;
+
+fn post(addr: std::net::SocketAddr, headers: &str, body: &str) -> String {
+    format!(
+        "POST /a2a/ HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+const HELLO: &str = r#"{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hello"}]}}}"#;
+
+#[tokio::test]
+async fn without_the_token_a_call_is_refused_401_before_dispatch() {
+    let addr = start_with_token().await;
+    for headers in [
+        "",
+        "authorization: Bearer wrong\r\n",
+        "authorization: Basic dDBrZW4=\r\n",
+    ] {
+        let (status, head, _) = http(addr, &post(addr, headers, HELLO)).await;
+        assert_eq!(status, 401, "{headers}");
+        assert!(head.contains("www-authenticate: bearer"), "{head}");
+    }
+    let refused = client(addr).await.send_message(send(user("hello"))).await;
+    let status = refused.err().and_then(|e| match ClientError::from(e) {
+        ClientError::Http(http) => Some(http.status()),
+        _ => None,
+    });
+    assert_eq!(status, Some(401));
+}
+
+#[tokio::test]
+async fn with_the_token_a_call_is_served_and_the_card_stays_public() {
+    let addr = start_with_token().await;
+    let card = fetch_card(addr).await;
+    assert!(card.security_schemes.contains_key("bearer"));
+    assert_eq!(card.security_requirements.len(), 1);
+    let agent = client_with(addr, Some(TOKEN)).await;
+    let reply = agent.send_message(send(user("hello"))).await.unwrap();
+    assert!(matches!(reply, SendMessageResponse::Message(_)));
+}
+
+#[tokio::test]
+async fn a_version_other_than_1_0_is_version_not_supported() {
+    let addr = start().await;
+    let (status, _, body) = http(addr, &post(addr, "a2a-version: 0.3\r\n", HELLO)).await;
+    assert_eq!(status, 200);
+    let reply: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["error"]["code"], -32009);
+    assert_eq!(reply["error"]["data"][0]["reason"], "VERSION_NOT_SUPPORTED");
+    assert_eq!(reply["id"], 7);
+    let (_, _, served) = http(addr, &post(addr, "a2a-version: 1.0\r\n", HELLO)).await;
+    assert!(served.contains("hello, I am the text agent"), "{served}");
+}
+
+#[tokio::test]
+async fn a_batch_is_refused_with_invalid_request() {
+    let addr = start().await;
+    let (status, _, body) = http(addr, &post(addr, "", &format!("[{HELLO}]"))).await;
+    assert_eq!(status, 200);
+    let reply: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(reply["id"].is_null());
+}
+
+#[tokio::test]
+async fn snake_case_params_are_read() {
+    let addr = start().await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"page_size":1,"include_artifacts":true,"unknown_member":0}}"#;
+    let (_, _, reply) = http(addr, &post(addr, "", body)).await;
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(reply["result"]["pageSize"], 1, "{reply}");
+}
+
+/// Answers with the name of its caller.
+struct WhoAmI;
+
+impl typed_rpc_a2a::server::AgentExecutor for WhoAmI {
+    async fn execute(
+        &self,
+        request: typed_rpc_a2a::server::RequestContext,
+        events: typed_rpc_a2a::server::EventSink,
+    ) {
+        let name = request.caller.map_or("nobody".to_owned(), |c| c.name);
+        let _ = events.reply(name).await;
+    }
+}
+
+#[tokio::test]
+async fn the_executor_sees_who_called() {
+    use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let card = typed_rpc_a2a::text_agent::card(&format!("http://{addr}/a2a"));
+    let auth = BearerAuth::default()
+        .token("alice-token", "alice")
+        .token("bob-token", "bob");
+    let handler = RequestHandler::new(WhoAmI, InMemoryTaskStore::new(), card);
+    let app = typed_rpc_a2a::http::app(handler, Some(auth)).unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    for (token, name) in [("alice-token", "alice"), ("bob-token", "bob")] {
+        let agent = client_with(addr, Some(token)).await;
+        let reply = agent.send_message(send(user("who am I?"))).await.unwrap();
+        let SendMessageResponse::Message(message) = reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(message.first_text(), Some(name));
+    }
+}

@@ -1,0 +1,7 @@
+//! The text agent served in-process over HTTP on loopback, called with our
+//! generated client as an A2A user would call it.
+
+mod auth;
+mod skills;
+mod support;
+mod tasks;
