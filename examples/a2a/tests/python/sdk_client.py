@@ -251,14 +251,20 @@ async def stream(agent: Agent) -> dict:
 
 async def history(agent: Agent) -> dict:
     client = await agent.client(streaming=False)
-    done = await send_once(client, send_request(user_message("upper keep it", new_context())))
-    full = await client.get_task(GetTaskRequest(id=done["id"]))
-    one = await client.get_task(GetTaskRequest(id=done["id"], history_length=1))
+    # An input-required turn: the task's history holds at least both user messages.
+    context = new_context()
+    asked = await send_once(client, send_request(user_message("make it loud", context)))
+    answer = user_message("make it loud", context, task_id=asked["id"])
+    await send_once(client, send_request(answer))
+    full = await client.get_task(GetTaskRequest(id=asked["id"]))
+    one = await client.get_task(GetTaskRequest(id=asked["id"], history_length=1))
     return {
-        "task": done,
-        "fullHistory": len(full.history),
-        "historyLength1": len(one.history),
-        "lastRole": Role.Name(one.history[-1].role) if one.history else None,
+        "task": task_summary(full),
+        "fullHistory": [Role.Name(m.role) for m in full.history],
+        "historyLength1": [Role.Name(m.role) for m in one.history],
+        "newestKept": one.history[-1].message_id == full.history[-1].message_id
+        if one.history and full.history
+        else None,
     }
 
 
@@ -317,7 +323,7 @@ async def cancel(agent: Agent) -> dict:
 async def subscribe(agent: Agent) -> dict:
     sender = await agent.client(streaming=False)
     started = await send_once(
-        sender, send_request(user_message("slow 5", new_context()), return_immediately=True)
+        sender, send_request(user_message("slow 20", new_context()), return_immediately=True)
     )
     listener = await agent.client(streaming=True)
     events = await collect(listener.subscribe(SubscribeToTaskRequest(id=started["id"])))
