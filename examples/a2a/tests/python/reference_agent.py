@@ -1,10 +1,12 @@
 """The example text agent, written with the official A2A Python SDK's own server.
 
-The same agent as `text-agent` (its behaviour is in the package README): the
+The same agent as `text-agent`, skill for skill and line for line: the
 "someone else's agent" that our Rust client is tested against, and the server
 that `sdk_client.py` is checked against. Built only from the SDK's classes: an
 `AgentExecutor`, the `DefaultRequestHandler` with an `InMemoryTaskStore`, and
-its JSON-RPC and agent-card routes on a Starlette app served by uvicorn.
+its JSON-RPC and agent-card routes on a Starlette app served by uvicorn; and
+the two things the SDK leaves to an agent's author: the bearer-token check
+(an ASGI wrapper) and not running a retried messageId twice.
 
     python3 reference_agent.py [--listen HOST:PORT] [--token TOKEN]
 
@@ -47,13 +49,24 @@ from a2a.types.a2a_pb2 import (
     SecurityRequirement,
     SecurityScheme,
     StringList,
+    SubscribeToTaskRequest,
     TaskState,
 )
+from a2a.utils.errors import UnsupportedOperationError
 
 RPC_PATH = "/a2a"
 CHUNK = 8
 SLOW_STEP_SECONDS = 0.1
 QUESTION = "what should I upper-case?"
+# Where a blocking SendMessage answers: terminal, or waiting for the user.
+SETTLED = {
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_REJECTED,
+    TaskState.TASK_STATE_INPUT_REQUIRED,
+    TaskState.TASK_STATE_AUTH_REQUIRED,
+}
 
 
 class TextAgent(AgentExecutor):
@@ -155,7 +168,11 @@ class FirstTaskOfMessage(SimpleRequestContextBuilder):
 
 
 class DeduplicatingHandler(DefaultRequestHandler):
-    """The SDK's handler, answering a retried `SendMessage` with the task it started."""
+    """The SDK's handler, answering a retried `SendMessage` with the task it started.
+
+    A blocking retry waits, as the first send does, for that task to end or
+    ask for input.
+    """
 
     def __init__(self, builder: FirstTaskOfMessage, **kwargs) -> None:
         super().__init__(request_context_builder=builder, **kwargs)
@@ -165,10 +182,28 @@ class DeduplicatingHandler(DefaultRequestHandler):
         started = self._builder.started.get(params.message.message_id)
         if started is None:
             return await super().on_message_send(params, context)
+        if not params.configuration.return_immediately:
+            await self._settled(started, context)
         request = GetTaskRequest(id=started)
         if params.configuration.HasField("history_length"):
             request.history_length = params.configuration.history_length
         return await self.on_get_task(request, context)
+
+    async def _settled(self, task_id: str, context) -> None:
+        """Returns once the task is in a terminal or interrupted state."""
+        task = await self.on_get_task(GetTaskRequest(id=task_id), context)
+        if task.status.state in SETTLED:
+            return
+        try:
+            async for event in self.on_subscribe_to_task(
+                SubscribeToTaskRequest(id=task_id), context
+            ):
+                status = getattr(event, "status", None)
+                if status is not None and status.state in SETTLED:
+                    return
+        except UnsupportedOperationError:
+            # It ended between the look and the subscription.
+            return
 
 
 def agent_card(base: str, token: str | None) -> AgentCard:

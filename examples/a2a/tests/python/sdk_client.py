@@ -380,15 +380,32 @@ async def auth(agent: Agent) -> dict:
 async def retry(agent: Agent) -> dict:
     client = await agent.client(streaming=False)
     context = new_context()
-    message_id = str(uuid.uuid4())
+    done_id = str(uuid.uuid4())
     first = await send_once(
-        client, send_request(user_message("upper only once", context, message_id=message_id))
+        client, send_request(user_message("upper only once", context, message_id=done_id))
     )
     second = await send_once(
-        client, send_request(user_message("upper only once", context, message_id=message_id))
+        client, send_request(user_message("upper only once", context, message_id=done_id))
+    )
+    # A retry while the first is still working, as after a timeout: it waits for the same task.
+    working_id = str(uuid.uuid4())
+    started = await send_once(
+        client,
+        send_request(
+            user_message("slow 3", context, message_id=working_id), return_immediately=True
+        ),
+    )
+    retried = await send_once(
+        client, send_request(user_message("slow 3", context, message_id=working_id))
     )
     tasks = await client.list_tasks(ListTasksRequest(context_id=context))
-    return {"first": first, "second": second, "tasksInContext": [t.id for t in tasks.tasks]}
+    return {
+        "first": first,
+        "second": second,
+        "started": started,
+        "retriedWhileWorking": retried,
+        "tasksInContext": [t.id for t in tasks.tasks],
+    }
 
 
 SCENARIOS = {
