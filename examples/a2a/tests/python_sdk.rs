@@ -1,0 +1,485 @@
+//! The official A2A Python SDK (`a2a-sdk` 1.3, from PyPI) as the client of
+//! `text-agent`.
+//!
+//! Each test starts the agent on a loopback port of its own, runs
+//! `tests/python/sdk_client.py` with one scenario against the card URL the
+//! agent printed, and checks the JSON report of what the SDK's client saw.
+//! The pinned packages of `tests/python/requirements.txt` are installed with
+//! `pip install --target <target dir>/a2a-python` on first use, unless they
+//! are there already (`.ci/run` installs them first, so an unreachable PyPI
+//! fails CI early and plainly). Python 3 with pip must be on `PATH`.
+
+#[path = "../../../tests/support/process.rs"]
+mod process;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// How long the agent may take to print its card URL, and a scenario to run.
+const PATIENCE: Duration = Duration::from_secs(90);
+/// How long installing the pinned packages may take.
+const INSTALL_LIMIT: Duration = Duration::from_secs(600);
+const TOKEN: &str = "a2a-test-token";
+
+// ---------------------------------------------------------------------------
+// The Python side.
+
+/// `tests/python`: the SDK's client script and the pins of its packages.
+fn python_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("python")
+}
+
+/// The target directory: this test binary lives in `<target>/<profile>/deps/`.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("the test binary lives in <target>/<profile>/deps/")
+        .to_owned()
+}
+
+/// The `name==version` pins of the requirements file, extras dropped from the name.
+fn pins(requirements: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(requirements)
+        .unwrap_or_else(|err| panic!("cannot read {}: {err}", requirements.display()));
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let (name, version) = line
+                .split_once("==")
+                .unwrap_or_else(|| panic!("`{line}` is not pinned with =="));
+            let name = name.split('[').next().unwrap_or(name);
+            (name.trim().to_owned(), version.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Whether `dir` holds `name` at `version`: pip leaves a
+/// `<name>-<version>.dist-info` directory there, the name normalized.
+fn pin_installed(dir: &Path, (name, version): &(String, String)) -> bool {
+    let wanted = format!("{}-{version}.dist-info", name.replace(['-', '.'], "_")).to_lowercase();
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|entry| entry.file_name().to_string_lossy().to_lowercase() == wanted)
+    })
+}
+
+/// `<target>/a2a-python`, holding every pinned package; goes on `PYTHONPATH`.
+fn python_packages() -> &'static Path {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let requirements = python_dir().join("requirements.txt");
+        let pins = pins(&requirements);
+        let target = target_dir().join("a2a-python");
+        let complete = |dir: &Path| pins.iter().all(|pin| pin_installed(dir, pin));
+        if complete(&target) {
+            return target;
+        }
+        // Into a directory of this process's own, moved into place whole, so
+        // that test processes installing at the same time never see half.
+        let fresh = target_dir().join(format!("a2a-python.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        let mut pip = Command::new("python3");
+        pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
+            .args(["--no-input", "--quiet", "--root-user-action=ignore", "--target"])
+            .arg(&fresh)
+            .arg("-r")
+            .arg(&requirements);
+        let (ok, _, stderr) = process::bounded(pip, INSTALL_LIMIT);
+        assert!(
+            ok,
+            "`pip install -r {}` failed: are python3 and pip on PATH, and PyPI reachable?\n{stderr}",
+            requirements.display()
+        );
+        let _ = std::fs::remove_dir_all(&target);
+        if std::fs::rename(&fresh, &target).is_err() {
+            // Another test process moved its copy into place first.
+            let _ = std::fs::remove_dir_all(&fresh);
+        }
+        assert!(complete(&target), "{} lacks pinned packages", target.display());
+        target
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The agent.
+
+/// A running `text-agent`, killed when dropped, also when the test fails.
+struct Agent {
+    child: Child,
+    /// `http://ADDR`, from its `listening on` line.
+    base: String,
+    /// The card URL, from its `agent card:` line.
+    card: String,
+}
+
+impl Agent {
+    /// Starts `text-agent --listen 127.0.0.1:0 <args>` and reads the two lines it prints.
+    fn start(args: &[&str]) -> Agent {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_text-agent"));
+        command.args(["--listen", "127.0.0.1:0"]).args(args);
+        let shown = format!("{command:?}");
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot start {shown}: {err}"));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (lines_tx, lines) = mpsc::channel();
+        // Read to the end, long after the two lines are taken: an agent
+        // writing to a closed pipe would fail.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = lines_tx.send(line);
+            }
+        });
+        // Built before reading, so that a failed start still kills the child.
+        let mut agent = Agent {
+            child,
+            base: String::new(),
+            card: String::new(),
+        };
+        let next_line = |what: &str| match lines.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("{shown} printed no `{what}` line within {PATIENCE:?}")
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("{shown} closed its stdout before printing `{what}`")
+            }
+        };
+        let listening = next_line("listening on");
+        let card = next_line("agent card:");
+        agent.base = listening
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("{shown} first printed {listening:?}"))
+            .to_owned();
+        agent.card = card
+            .strip_prefix("agent card: ")
+            .unwrap_or_else(|| panic!("{shown} then printed {card:?}"))
+            .to_owned();
+        assert_eq!(
+            agent.card,
+            format!("{}/.well-known/agent-card.json", agent.base)
+        );
+        agent
+    }
+
+    /// `sdk_client.py <card> <scenario> [--token TOKEN]`: what the SDK observed.
+    fn observe(&self, scenario: &str, token: Option<&str>) -> Value {
+        let mut command = Command::new("python3");
+        command
+            .current_dir(python_dir())
+            .env("PYTHONPATH", python_packages())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .arg(python_dir().join("sdk_client.py"))
+            .args([self.card.as_str(), scenario]);
+        if let Some(token) = token {
+            command.args(["--token", token]);
+        }
+        let (ok, stdout, stderr) = process::bounded(command, PATIENCE);
+        assert!(ok, "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}");
+        let report = stdout.lines().last().unwrap_or_default();
+        let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
+            panic!("sdk_client.py {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")
+        });
+        assert_eq!(report["scenario"], scenario);
+        report
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The one scenario against an agent of its own.
+fn observe(scenario: &str) -> Value {
+    Agent::start(&[]).observe(scenario, None)
+}
+
+// ---------------------------------------------------------------------------
+// Reading the reports.
+
+fn text(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("{value} is not a string"))
+}
+
+fn list(value: &Value) -> &[Value] {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("{value} is not an array"))
+}
+
+/// The artifacts of a task summary as `(artifactId, name, text)`.
+fn artifacts(task: &Value) -> Vec<(&str, &str, &str)> {
+    list(&task["artifacts"])
+        .iter()
+        .map(|a| (text(&a["artifactId"]), text(&a["name"]), text(&a["text"])))
+        .collect()
+}
+
+/// Asserts that a task summary is a completed `upper` task whose result is `words`.
+fn assert_upper_done(task: &Value, words: &str) {
+    assert_eq!(task["kind"], "task", "{task}");
+    assert_eq!(task["state"], "TASK_STATE_COMPLETED", "{task}");
+    assert_eq!(artifacts(task), [("upper", "result", words)], "{task}");
+}
+
+fn assert_error(observed: &Value, class: &str, code: i64) {
+    assert_eq!(observed["error"], class, "{observed}");
+    assert_eq!(observed["code"], code, "{observed}");
+}
+
+fn not_terminal(state: &Value) -> bool {
+    matches!(text(state), "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING")
+}
+
+const HELLO: &str = "hello, I am the text agent";
+
+// ---------------------------------------------------------------------------
+// The scenarios.
+
+#[test]
+fn the_sdk_resolves_the_card_and_picks_the_jsonrpc_interface() {
+    let agent = Agent::start(&[]);
+    let card = agent.observe("card", None);
+    assert_eq!(
+        card["interfaces"],
+        serde_json::json!([{
+            "url": format!("{}/a2a", agent.base),
+            "protocolBinding": "JSONRPC",
+            "protocolVersion": "1.0",
+        }])
+    );
+    assert_eq!(card["streaming"], true);
+    let skills: Vec<&str> = list(&card["skills"]).iter().map(text).collect();
+    for skill in ["hello", "upper", "slow"] {
+        assert!(skills.contains(&skill), "no {skill} skill in {skills:?}");
+    }
+    assert_eq!(card["securitySchemes"], serde_json::json!([]));
+    // create_client resolves the card itself, and talks to the interface it names.
+    let hello = &card["createClientHello"];
+    assert_eq!(hello["kind"], "message", "{hello}");
+    assert_eq!(hello["role"], "ROLE_AGENT");
+    assert_eq!(hello["text"], HELLO);
+}
+
+#[test]
+fn a_blocking_send_answers_with_the_finished_task_or_a_message() {
+    let sent = observe("send");
+    assert_upper_done(&sent["upper"], "HELLO FROM THE SDK");
+    assert_eq!(sent["hello"]["kind"], "message", "{sent}");
+    assert_eq!(sent["hello"]["text"], HELLO);
+}
+
+#[test]
+fn return_immediately_answers_before_the_work_is_done() {
+    let sent = observe("return-immediately");
+    let first = &sent["first"];
+    assert_eq!(first["kind"], "task", "{sent}");
+    assert!(not_terminal(&first["state"]), "{sent}");
+    assert_eq!(sent["final"]["id"], first["id"]);
+    assert_eq!(sent["final"]["state"], "TASK_STATE_COMPLETED", "{sent}");
+}
+
+#[test]
+fn a_stream_is_the_task_then_status_then_chunks_then_the_terminal_status() {
+    let streamed = observe("stream");
+    let events = list(&streamed["events"]);
+    let (first, last) = (&events[0], &events[events.len() - 1]);
+    assert_eq!(first["kind"], "task", "{streamed}");
+    assert!(not_terminal(&first["state"]), "{streamed}");
+    let id = text(&first["id"]);
+    assert!(
+        events[1..].iter().all(|event| event["taskId"] == id),
+        "{streamed}"
+    );
+    assert_eq!(last["kind"], "status", "{streamed}");
+    assert_eq!(last["state"], "TASK_STATE_COMPLETED", "{streamed}");
+
+    let chunks: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["kind"] == "artifact")
+        .collect();
+    let first_chunk = events
+        .iter()
+        .position(|event| event["kind"] == "artifact")
+        .expect("artifact chunks");
+    let working = |event: &&Value| {
+        event["state"] == "TASK_STATE_WORKING"
+            && (event["text"] == "upper-casing" || event["statusText"] == "upper-casing")
+    };
+    assert!(
+        events[..first_chunk].iter().any(|event| working(&event)),
+        "no `upper-casing` before the first chunk: {streamed}"
+    );
+    let joined: String = chunks.iter().map(|chunk| text(&chunk["text"])).collect();
+    assert_eq!(joined, "STREAMED THROUGH THE OFFICIAL SDK");
+    for (i, chunk) in chunks.iter().enumerate() {
+        assert_eq!(chunk["artifactId"], "upper", "{chunk}");
+        assert!(text(&chunk["text"]).chars().count() <= 8, "{chunk}");
+        assert_eq!(chunk["append"], i > 0, "{chunk}");
+        assert_eq!(chunk["lastChunk"], i == chunks.len() - 1, "{chunk}");
+    }
+    // The chunks in one run, and then only the terminal status.
+    assert_eq!(first_chunk + chunks.len(), events.len() - 1, "{streamed}");
+}
+
+#[test]
+fn get_task_trims_history_to_history_length() {
+    let got = observe("history");
+    assert_eq!(got["task"]["state"], "TASK_STATE_COMPLETED", "{got}");
+    let full = list(&got["fullHistory"]);
+    assert!(
+        full.iter().filter(|role| *role == "ROLE_USER").count() >= 2,
+        "both user messages of the turn are in the history: {got}"
+    );
+    assert_eq!(list(&got["historyLength1"]).len(), 1, "{got}");
+    assert_eq!(got["newestKept"], true, "{got}");
+}
+
+#[test]
+fn list_tasks_pages_newest_first_and_filters() {
+    let listed = observe("list");
+    let made: Vec<&str> = list(&listed["made"]).iter().map(text).collect();
+    let pages = list(&listed["pages"]);
+    assert_eq!(list(&pages[0]["ids"]).len(), 2, "{listed}");
+    assert_ne!(pages[0]["nextPageToken"], "", "{listed}");
+    assert_eq!(pages[1]["nextPageToken"], "", "the last page: {listed}");
+    assert_eq!(pages[0]["totalSize"], 4, "{listed}");
+    let listed_ids: Vec<&str> = pages
+        .iter()
+        .flat_map(|page| list(&page["ids"]))
+        .map(text)
+        .collect();
+    let newest_first: Vec<&str> = made.iter().rev().copied().collect();
+    assert_eq!(listed_ids, newest_first, "{listed}");
+    assert_eq!(
+        listed["inputRequired"],
+        serde_json::json!([made[3]]),
+        "{listed}"
+    );
+    assert_eq!(listed["otherContext"], serde_json::json!([]), "{listed}");
+}
+
+#[test]
+fn cancel_stops_a_working_task_and_refuses_a_finished_one() {
+    let canceled = observe("cancel");
+    assert!(not_terminal(&canceled["started"]["state"]), "{canceled}");
+    assert_eq!(
+        canceled["canceled"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    assert_eq!(
+        canceled["afterCancel"]["state"], "TASK_STATE_CANCELED",
+        "{canceled}"
+    );
+    assert_error(&canceled["cancelAgain"], "TaskNotCancelableError", -32002);
+    assert_upper_done(&canceled["completed"], "FINISHED");
+    assert_error(
+        &canceled["cancelCompleted"],
+        "TaskNotCancelableError",
+        -32002,
+    );
+}
+
+#[test]
+fn subscribe_joins_a_running_task_and_follows_it_to_the_end() {
+    let joined = observe("subscribe");
+    let id = &joined["started"]["id"];
+    let events = list(&joined["events"]);
+    assert_eq!(events[0]["kind"], "task", "{joined}");
+    assert_eq!(&events[0]["id"], id);
+    assert!(not_terminal(&events[0]["state"]), "{joined}");
+    let (last, steps) = events[1..].split_last().expect("events after the task");
+    assert_eq!(last["kind"], "status", "{joined}");
+    assert_eq!(last["state"], "TASK_STATE_COMPLETED", "{joined}");
+    let numbers: Vec<u32> = steps
+        .iter()
+        .map(|step| {
+            assert_eq!(step["kind"], "status", "{step}");
+            assert_eq!(&step["taskId"], id);
+            assert_eq!(step["state"], "TASK_STATE_WORKING", "{step}");
+            let words = text(&step["text"]);
+            let number = words
+                .strip_prefix("step ")
+                .and_then(|rest| rest.strip_suffix(" of 20"))
+                .unwrap_or_else(|| panic!("{words:?} is not `step <i> of 20`"));
+            number.parse().expect("a step number")
+        })
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[1] == w[0] + 1), "{numbers:?}");
+    assert_eq!(numbers.last(), Some(&20), "{joined}");
+}
+
+#[test]
+fn an_unknown_task_is_task_not_found() {
+    let unknown = observe("unknown-task");
+    for call in ["getTask", "cancelTask", "subscribe", "continueTask"] {
+        assert_error(&unknown[call], "TaskNotFoundError", -32001);
+    }
+}
+
+#[test]
+fn an_ambiguous_request_asks_for_input_and_the_answer_continues_the_task() {
+    let turn = observe("input-required");
+    let asked = &turn["asked"];
+    assert_eq!(asked["state"], "TASK_STATE_INPUT_REQUIRED", "{turn}");
+    assert_eq!(asked["statusText"], "what should I upper-case?", "{turn}");
+    assert_eq!(turn["answered"]["id"], asked["id"], "the same task: {turn}");
+    assert_upper_done(&turn["answered"], "MAKE IT LOUD");
+}
+
+#[test]
+fn a_bearer_token_is_required_when_the_agent_has_one() {
+    let agent = Agent::start(&["--token", TOKEN]);
+    let seen = agent.observe("auth", Some(TOKEN));
+    assert_ne!(seen["securitySchemes"], serde_json::json!([]), "{seen}");
+    assert_ne!(
+        seen["securityRequirements"],
+        serde_json::json!([]),
+        "{seen}"
+    );
+    assert_error(&seen["withoutToken"], "A2AClientError", 401);
+    assert_error(&seen["wrongToken"], "A2AClientError", 401);
+    assert_upper_done(&seen["withToken"], "LET ME IN");
+    assert_eq!(seen["rawStatus"], 401);
+    assert!(
+        text(&seen["rawWwwAuthenticate"]).starts_with("Bearer"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_retried_message_id_does_not_run_twice() {
+    let retried = observe("retry");
+    assert_upper_done(&retried["first"], "ONLY ONCE");
+    assert_eq!(retried["second"]["id"], retried["first"]["id"], "{retried}");
+    // Retried while the first was still working: the same task, waited for.
+    let started = &retried["started"];
+    assert!(not_terminal(&started["state"]), "{retried}");
+    let waited = &retried["retriedWhileWorking"];
+    assert_eq!(waited["id"], started["id"], "{retried}");
+    assert_eq!(waited["state"], "TASK_STATE_COMPLETED", "{retried}");
+    let mut tasks: Vec<&str> = list(&retried["tasksInContext"]).iter().map(text).collect();
+    let mut sent = vec![text(&retried["first"]["id"]), text(&started["id"])];
+    tasks.sort_unstable();
+    sent.sort_unstable();
+    assert_eq!(tasks, sent, "one task per message: {retried}");
+}
