@@ -123,8 +123,8 @@ async fn produce(
     _stopped: DropGuard,
 ) {
     let frame = frame(info, &subscription, "result");
-    // Polled per item only as a flag: a `select!` on the two tokens took
-    // their mutexes twice per item, a fifth of a subscription's CPU.
+    // Looked at per item only as a flag: a `select!` on the two tokens
+    // would take their mutexes twice per item.
     let mut ending = Rare::new(rare_events::either(
         stop.cancelled_owned(),
         shared.closing.clone().cancelled_owned(),

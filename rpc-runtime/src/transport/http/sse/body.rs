@@ -68,7 +68,7 @@ impl EventBody {
     /// running call is polled for more while there is room: each chunk
     /// costs hyper a chunk header and a buffer in its write queue, the
     /// kernel a piece of its `writev`, and the keep-alive timer a reset,
-    /// and one chunk per event made those most of a stream's cost.
+    /// so a fast stream pays them per batch of events, not per event.
     pub(crate) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         if self.ended {
             return Poll::Ready(None);
