@@ -8,9 +8,10 @@
 #   bench/run.sh all         all four
 #   bench/run.sh soak        sustained load on typed-rpc (soak.sh; CONNS, SECS)
 #   bench/run.sh paired      CPU per request, each server timed beside the floor (root)
+#   bench/run.sh stream      streams: items/s and server CPU per item (SSE, WebSocket)
 #
-# Extra arguments after the mode go to the runner (network), to paired or
-# to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
+# Extra arguments after the mode go to the runner (network), to paired, to
+# stream_bench (stream) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
 # Needs: taskset (util-linux) for the network table, valgrind for icount.
 # Run with nothing else of yours busy: the machine has 2 cores, and the
 # network table uses both (server on CPU 0, load generator on CPU 1).
@@ -27,6 +28,11 @@ load() {
 paired() {
   cargo build --release --quiet --bins
   target/release/paired "$@"
+}
+
+stream() {
+  cargo build --release --quiet --bins
+  target/release/stream_bench "$@"
 }
 
 inprocess() {
@@ -49,6 +55,7 @@ case "$mode" in
   compile) ./compile_cost.sh ;;
   soak) ./soak.sh ;;
   paired) paired "$@" ;;
+  stream) stream "$@" ;;
   all)
     date -u
     inprocess
@@ -59,5 +66,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream)" >&2; exit 2 ;;
 esac

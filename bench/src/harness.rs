@@ -176,18 +176,26 @@ pub fn spawn_loadgen(
     dir: &Path,
     args: &[String],
 ) -> Result<(Child, BufReader<ChildStdout>), String> {
+    spawn_client(dir, "loadgen", args)
+}
+
+/// Starts the client binary `bin` (`loadgen`, `streamgen`) with `args`,
+/// pinned to [`LOADGEN_CPU`], with its stdin and stdout piped; returns it
+/// and its stdout, line by line.
+pub fn spawn_client(
+    dir: &Path,
+    bin: &str,
+    args: &[String],
+) -> Result<(Child, BufReader<ChildStdout>), String> {
     let mut child = Command::new("taskset")
         .args(["-c", LOADGEN_CPU])
-        .arg(dir.join("loadgen"))
+        .arg(dir.join(bin))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|err| format!("start the load generator with taskset: {err}"))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or("no stdout from the load generator")?;
+        .map_err(|err| format!("start {bin} with taskset: {err}"))?;
+    let stdout = child.stdout.take().ok_or(format!("no stdout from {bin}"))?;
     Ok((child, BufReader::new(stdout)))
 }
 
@@ -270,7 +278,18 @@ pub fn measure_window(
     conns: u64,
     server_cpu: impl Fn() -> Option<u64>,
 ) -> Result<Window, String> {
-    let (mut child, stdout) = spawn_loadgen(dir, &load.loadgen_args(url, conns))?;
+    let (child, stdout) = spawn_loadgen(dir, &load.loadgen_args(url, conns))?;
+    read_window(child, stdout, server_cpu)
+}
+
+/// Reads a client's output to its end (`child` and its `stdout`, from
+/// [`spawn_client`]), reading the server's CPU time with `server_cpu` at
+/// its `START` and `END`, and waits for it to exit.
+pub fn read_window(
+    mut child: Child,
+    stdout: BufReader<ChildStdout>,
+    server_cpu: impl Fn() -> Option<u64>,
+) -> Result<Window, String> {
     let mut cpu_start = None;
     let mut cpu_used = None;
     let mut result = None;
@@ -289,8 +308,8 @@ pub fn measure_window(
         }
     }
     let status = child.wait().map_err(|e| e.to_string())?;
-    let result = result.ok_or(format!("the load generator failed: {status}"))?;
-    let (server_cpu, wall) = cpu_used.ok_or("no START/END from the load generator")?;
+    let result = result.ok_or(format!("the client failed: {status}"))?;
+    let (server_cpu, wall) = cpu_used.ok_or("no START/END from the client")?;
     Ok(Window {
         server_cpu,
         wall,

@@ -13,3 +13,4 @@ pub mod harness;
 pub mod inproc;
 pub mod payloads;
 pub mod procstat;
+pub mod streams;

@@ -2,6 +2,7 @@
 //! streaming handler's items as notifications (see [`streaming`](crate::streaming)).
 
 use std::collections::HashMap;
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -11,6 +12,7 @@ use super::{Connection, Shared};
 use crate::streaming::{Frame, Item, Items};
 use crate::transport::Limits;
 use crate::transport::sync::lock;
+use crate::transport::sync::rare_events::{self, Raced, Rare};
 use crate::wire::{self, Id};
 use crate::{ErrorObject, StreamInfo};
 
@@ -195,28 +197,25 @@ async fn produce(
     _held: Held,
 ) {
     let frame = frame(info, &subscription, "result");
-    let ending = async {
-        tokio::select! {
-            () = stop.cancelled() => {}
-            () = shared.closing.cancelled() => {}
-        }
-    };
-    let mut ending = std::pin::pin!(ending);
+    // Looked at per item only as a flag: a `select!` on the two tokens
+    // would take their mutexes twice per item.
+    let mut ending = Rare::new(rare_events::either(
+        stop.cancelled_owned(),
+        shared.closing.clone().cancelled_owned(),
+    ));
     loop {
-        let next = tokio::select! {
-            biased;
-            () = &mut ending => break,
-            next = items.next(&frame) => next,
+        let next = match ending.race(pin!(items.next(&frame))).await {
+            Raced::Interrupted(_) => break,
+            Raced::Done(next) => next,
         };
         let (message, last) = match next {
             Some(Item::Message(message)) => (message, false),
             Some(Item::Error(error)) => (last(info, &subscription, "error", &error), true),
             None => (last(info, &subscription, "end", &true), true),
         };
-        let sent = tokio::select! {
-            biased;
-            () = &mut ending => break,
-            sent = shared.outbox.send(message) => sent.is_ok(),
+        let sent = match ending.race(pin!(shared.outbox.send(message))).await {
+            Raced::Interrupted(_) => break,
+            Raced::Done(sent) => sent.is_ok(),
         };
         if last || !sent {
             break;

@@ -6,8 +6,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
-use tokio::sync::mpsc;
+use bytes::{Bytes, BytesMut};
+use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
@@ -19,6 +19,10 @@ use crate::transport::http::respond::AnsweredLater;
 pub(super) type Running = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// The size past which a chunk takes no more events: a few TCP segments,
+/// small beside what the socket buffers hold.
+const GATHER: usize = 16 * 1024;
 
 /// A stream of events, polled by hyper only as fast as the client reads:
 /// the producer waits on the bounded queue in between. Dropped when the
@@ -77,6 +81,12 @@ impl EventBody {
     }
 
     /// The next chunk to send; `None` at the end of the stream.
+    ///
+    /// A chunk holds every event ready, up to [`GATHER`] bytes, and the
+    /// running call is polled for more while there is room: each chunk
+    /// costs hyper a chunk header and a buffer in its write queue, the
+    /// kernel a piece of its `writev`, and the keep-alive timer a reset,
+    /// so a fast stream pays them per batch of events, not per event.
     pub(crate) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         if self.ended {
             return Poll::Ready(None);
@@ -84,35 +94,56 @@ impl EventBody {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(self.sent(first)));
         }
+        let mut chunk = BytesMut::new();
         loop {
-            let event = match &mut self.running {
-                Some(_) => self.events.poll_recv(cx),
+            // `try_recv` first: `poll_recv` answers `Pending` once the
+            // task's cooperative budget is spent, even with events queued,
+            // and the gathering below would then go round without end.
+            let event = match (self.events.try_recv(), &self.running) {
+                (Ok(event), _) => Poll::Ready(Some(event)),
+                (Err(TryRecvError::Empty), Some(_)) => self.events.poll_recv(cx),
                 // Finished: what it queued, then its reply; a handle it
                 // left behind sends nothing more.
-                None => Poll::Ready(self.events.try_recv().ok()),
+                (Err(_), _) => Poll::Ready(None),
             };
             match event {
-                Poll::Ready(Some(Event::Data(data))) => return Poll::Ready(Some(self.sent(data))),
+                Poll::Ready(Some(Event::Data(data))) => {
+                    chunk.extend_from_slice(&data);
+                    if chunk.len() >= GATHER {
+                        return Poll::Ready(Some(self.sent(chunk.freeze())));
+                    }
+                    continue;
+                }
                 Poll::Ready(Some(Event::Open)) => continue,
+                // The reply goes in a chunk of its own, after the events.
+                Poll::Ready(None) if !chunk.is_empty() => {
+                    return Poll::Ready(Some(self.sent(chunk.freeze())));
+                }
                 Poll::Ready(None) => {
                     self.ended = true;
                     return Poll::Ready(self.last.take());
                 }
                 Poll::Pending => {}
             }
-            let running = self
-                .running
-                .as_mut()
-                .expect("events are awaited only while it runs");
-            if let Poll::Ready(reply) = running.as_mut().poll(cx) {
+            if let Some(running) = self.running.as_mut()
+                && let Poll::Ready(reply) = running.as_mut().poll(cx)
+            {
                 self.running = None;
                 self.last = reply.map(|reply| Bytes::from(data_event(&reply)));
                 continue;
             }
             if self.stopping.as_mut().poll(cx).is_ready() {
+                // Whole events only: what is gathered, then the end.
                 self.ended = true;
                 self.running = None;
-                return Poll::Ready(None);
+                return Poll::Ready((!chunk.is_empty()).then(|| self.sent(chunk.freeze())));
+            }
+            if !self.events.is_empty() {
+                // The call queued more while it ran: room for them.
+                continue;
+            }
+            if !chunk.is_empty() {
+                return Poll::Ready(Some(self.sent(chunk.freeze())));
             }
             if self.quiet.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))));

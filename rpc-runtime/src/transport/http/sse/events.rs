@@ -80,7 +80,9 @@ pub(super) fn data_event(message: &str) -> String {
 /// back with the `\n` it had.
 fn one_line(event: String) -> String {
     let data = &event[..event.len() - 2];
-    if !data.contains(['\n', '\r']) {
+    // Bytes, not chars: a search for a `[char; 2]` decodes every character
+    // of every event, and a line break is one byte in UTF-8.
+    if !data.bytes().any(|b| b == b'\n' || b == b'\r') {
         return event;
     }
     let body = data.strip_prefix("data: ").unwrap_or(data);
