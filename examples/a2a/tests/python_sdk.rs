@@ -1,5 +1,6 @@
 //! The official A2A Python SDK (`a2a-sdk` 1.3, from PyPI) as the client of
-//! `text-agent`.
+//! `text-agent`, and as the server our generated client calls
+//! (`reference_agent.py`, the same agent on the SDK's own server classes).
 //!
 //! Each test starts the agent on a loopback port of its own, runs
 //! `tests/python/sdk_client.py` with one scenario against the card URL the
@@ -128,6 +129,25 @@ impl Agent {
     fn start(args: &[&str]) -> Agent {
         let mut command = Command::new(env!("CARGO_BIN_EXE_text-agent"));
         command.args(["--listen", "127.0.0.1:0"]).args(args);
+        Agent::spawn(command)
+    }
+
+    /// Starts `reference_agent.py`, the same agent written with the SDK's
+    /// own server classes, on a port of its own.
+    fn reference() -> Agent {
+        let mut command = Command::new("python3");
+        command
+            .current_dir(python_dir())
+            .env("PYTHONPATH", python_packages())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONUNBUFFERED", "1")
+            .arg(python_dir().join("reference_agent.py"))
+            .args(["--listen", "127.0.0.1:0"]);
+        Agent::spawn(command)
+    }
+
+    /// Runs `command`, an agent, and reads the two lines it prints.
+    fn spawn(mut command: Command) -> Agent {
         let shown = format!("{command:?}");
         let mut child = command
             .stdin(Stdio::null())
@@ -482,4 +502,186 @@ fn a_retried_message_id_does_not_run_twice() {
     tasks.sort_unstable();
     sent.sort_unstable();
     assert_eq!(tasks, sent, "one task per message: {retried}");
+}
+
+// ---------------------------------------------------------------------------
+// Our generated client against the SDK's own agent.
+
+mod our_client {
+    use std::time::Duration;
+
+    use typed_rpc_a2a::types::*;
+
+    use super::Agent;
+
+    fn user(text: &str) -> Message {
+        Message::text(Role::User, typed_rpc_a2a::server::new_id(), text)
+    }
+
+    fn task(response: SendMessageResponse) -> Task {
+        match response {
+            SendMessageResponse::Task(task) => task,
+            SendMessageResponse::Message(message) => panic!("a message, not a task: {message:?}"),
+        }
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// Resolves the card as a client does: `GET` it, pick the JSON-RPC interface.
+    async fn client(
+        agent: &Agent,
+    ) -> typed_rpc_a2a::A2aClient<typed_rpc::transport::http::HttpClient> {
+        let card = agent.card.clone();
+        let body = tokio::task::spawn_blocking(move || get(&card))
+            .await
+            .unwrap();
+        let card: AgentCard = serde_json::from_str(&body).expect("an A2A 1.0 agent card");
+        assert!(card.capabilities.streaming.unwrap_or(false), "{body}");
+        typed_rpc_a2a::client::connect(&card, None, |b| b.timeout(Duration::from_secs(20)))
+            .expect("the card has a JSON-RPC interface")
+    }
+
+    /// The body of `GET url` (plain HTTP/1.0 on loopback).
+    fn get(url: &str) -> String {
+        use std::io::{Read, Write};
+        let rest = url.strip_prefix("http://").unwrap();
+        let (host, path) = rest.split_once('/').unwrap();
+        let mut stream = std::net::TcpStream::connect(host).unwrap();
+        write!(stream, "GET /{path} HTTP/1.0\r\nhost: {host}\r\n\r\n").unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).unwrap();
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
+            "{head}"
+        );
+        body.to_owned()
+    }
+
+    #[test]
+    fn sends_streams_gets_lists_and_cancels_on_the_sdk_s_agent() {
+        let agent = Agent::reference();
+        runtime().block_on(async {
+            let client = client(&agent).await;
+
+            // Blocking send: the finished task and its artifact.
+            let done = task(
+                client
+                    .send_message(SendMessageRequest::new(user("upper from our client")))
+                    .await
+                    .unwrap(),
+            );
+            assert_eq!(done.status.state, TaskState::Completed);
+            let text: String = done
+                .artifacts
+                .iter()
+                .flatten()
+                .flat_map(|a| a.parts.iter())
+                .filter_map(|p| match &p.content {
+                    PartContent::Text(text) => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(text, "FROM OUR CLIENT");
+
+            // Streaming: the task first, the terminal status last, chunks between.
+            let mut events = client
+                .send_streaming_message(SendMessageRequest::new(user("upper streamed to us")))
+                .await
+                .unwrap();
+            let mut seen = Vec::new();
+            while let Some(event) = tokio::time::timeout(Duration::from_secs(20), events.next())
+                .await
+                .expect("the stream ends")
+            {
+                seen.push(event.expect("an event"));
+            }
+            assert!(
+                matches!(seen.first(), Some(StreamResponse::Task(_))),
+                "{seen:?}"
+            );
+            let chunks: String = seen
+                .iter()
+                .filter_map(|e| match e {
+                    StreamResponse::ArtifactUpdate(update) => Some(update),
+                    _ => None,
+                })
+                .flat_map(|u| u.artifact.parts.iter())
+                .filter_map(|p| match &p.content {
+                    PartContent::Text(text) => Some(text.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(chunks, "STREAMED TO US");
+            match seen.last() {
+                Some(StreamResponse::StatusUpdate(update)) => {
+                    assert_eq!(update.status.state, TaskState::Completed)
+                }
+                other => panic!("the stream ends with the terminal status, not {other:?}"),
+            }
+
+            // Get, with the history trimmed.
+            let got = client
+                .get_task(GetTaskRequest {
+                    id: done.id.clone(),
+                    history_length: Some(1),
+                })
+                .await
+                .unwrap();
+            assert_eq!(got.id, done.id);
+            assert!(got.history.unwrap_or_default().len() <= 1);
+
+            // List, in the first task's conversation.
+            let listed = client
+                .list_tasks(ListTasksRequest {
+                    context_id: Some(done.context_id.clone()),
+                    ..Default::default()
+                })
+                .await
+                .unwrap();
+            assert!(listed.tasks.iter().any(|t| t.id == done.id), "{listed:?}");
+
+            // Cancel a working task; a finished one cannot be.
+            let slow = task(
+                client
+                    .send_message(SendMessageRequest {
+                        configuration: Some(SendMessageConfiguration {
+                            return_immediately: true,
+                            ..Default::default()
+                        }),
+                        ..SendMessageRequest::new(user("slow 50"))
+                    })
+                    .await
+                    .unwrap(),
+            );
+            let cancelled = client
+                .cancel_task(CancelTaskRequest {
+                    id: slow.id.clone(),
+                    metadata: None,
+                })
+                .await
+                .unwrap();
+            assert_eq!(cancelled.status.state, TaskState::Canceled);
+            let refused = client
+                .cancel_task(CancelTaskRequest {
+                    id: done.id.clone(),
+                    metadata: None,
+                })
+                .await
+                .unwrap_err();
+            // The SDK's -32002, recovered as our typed error.
+            assert!(
+                matches!(
+                    refused,
+                    typed_rpc::CallError::App(typed_rpc_a2a::A2aError::TaskNotCancelable(_))
+                ),
+                "{refused:?}"
+            );
+        });
+    }
 }
