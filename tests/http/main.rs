@@ -4,4 +4,5 @@
 mod support;
 
 mod faults;
+mod forwarded;
 mod server;

@@ -36,6 +36,7 @@ pub struct Limits {
     keep_alive_interval: Duration,
     max_subscriptions: usize,
     max_server_subscriptions: usize,
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for Limits {
@@ -54,6 +55,7 @@ impl Default for Limits {
             keep_alive_interval: Duration::from_secs(15),
             max_subscriptions: 64,
             max_server_subscriptions: 8192,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -190,6 +192,35 @@ impl Limits {
     pub fn max_server_subscriptions(mut self, subscriptions: usize) -> Self {
         self.max_server_subscriptions = subscriptions.max(1);
         self
+    }
+
+    /// Believes the client address that the reverse proxies at `proxies`
+    /// record in `Forwarded` (RFC 7239) or `X-Forwarded-For`, for the
+    /// requests whose connection comes from one of them (HTTP and the
+    /// WebSocket handshake): [`Context::remote_addr`](crate::Context::remote_addr)
+    /// is then the nearest recorded address that is not a trusted proxy
+    /// (port 0 when none was recorded). Off by default: from anyone else
+    /// the headers are ignored, since a client can write them itself. The
+    /// connection limits still count the proxy's own address: the headers
+    /// come after the connection is admitted.
+    ///
+    /// ```
+    /// use rpc_runtime::transport::Limits;
+    ///
+    /// let limits = Limits::default().trust_forwarded_from(["10.0.0.1".parse().unwrap()]);
+    /// assert_eq!(limits.trusted_proxies().len(), 1);
+    /// ```
+    pub fn trust_forwarded_from(
+        mut self,
+        proxies: impl IntoIterator<Item = std::net::IpAddr>,
+    ) -> Self {
+        self.trusted_proxies = proxies.into_iter().collect();
+        self
+    }
+
+    /// See [`trust_forwarded_from`](Limits::trust_forwarded_from).
+    pub fn trusted_proxies(&self) -> &[std::net::IpAddr] {
+        &self.trusted_proxies
     }
 
     /// See [`max_server_subscriptions`](Limits::max_server_subscriptions).

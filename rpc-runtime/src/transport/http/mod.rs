@@ -19,6 +19,7 @@
 //! | `sse/` | answering with Server-Sent Events |
 //! | `header_wait.rs` | the header timeout of a kept-alive connection |
 //! | `client.rs` | [`HttpClient`] |
+//! | `forwarded.rs` | the client's address behind a trusted proxy |
 //! | `event_stream.rs` | the client's reading of Server-Sent Events |
 //! | `version_1.rs` | the client's JSON-RPC 1.0 mode |
 //!
@@ -28,6 +29,7 @@
 mod checks;
 mod client;
 mod event_stream;
+mod forwarded;
 mod header_wait;
 mod listener;
 mod read_body;
@@ -41,6 +43,8 @@ mod version_1;
 #[cfg(feature = "ws")]
 pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
+#[cfg(feature = "ws")]
+pub(crate) use forwarded::client_addr;
 pub(crate) use listener::serve_connection;
 #[cfg(feature = "ws")]
 pub(crate) use refusal::{method_not_allowed, plain};

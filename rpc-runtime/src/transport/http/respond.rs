@@ -9,6 +9,7 @@ use hyper::body::Body;
 
 use super::ResponseBody;
 use super::checks::{is_json_unencoded, is_websocket_upgrade};
+use super::forwarded;
 use super::read_body::{BodyError, BoxError, read_whole};
 use super::refusal::{
     body_timed_out, method_not_allowed, too_large, unreadable, unsupported_media_type,
@@ -96,7 +97,9 @@ where
                 break 'response too_large();
             }
             let headers = std::mem::take(request.headers_mut());
-            let context = Context::of_http(headers, origin.peer());
+            let trusted = shared.limits.trusted_proxies();
+            let peer = forwarded::client_addr(&headers, origin.peer(), trusted);
+            let context = Context::of_http(headers, peer);
             let body = read_whole(request.into_body(), limit);
             let body = match rare_events::timeout(shared.limits.body_wait(), body).await {
                 Some(Ok(body)) => body,

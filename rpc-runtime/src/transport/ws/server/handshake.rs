@@ -88,6 +88,7 @@ pub(crate) fn upgrade(
     let on_upgrade = hyper::upgrade::on(&mut request);
 
     let headers = owned(std::mem::take(request.headers_mut()));
+    let peer = crate::transport::http::client_addr(&headers, peer, shared.limits.trusted_proxies());
     let mut context = Context::new(TransportKind::WebSocket).with_headers(headers);
     if let Some(peer) = peer {
         context = context.with_remote_addr(peer);
