@@ -20,13 +20,13 @@ use serde::de::DeserializeOwned;
 
 pub use batch::{Batch, BatchResponse, BatchSlot};
 pub use call_error::{CallError, UnknownError};
+#[cfg(any(feature = "http", feature = "duplex"))]
+pub(crate) use error::closed;
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
 pub(crate) use subscription::cannot_stream;
-#[cfg(feature = "http")]
-pub(crate) use subscription::closed;
 pub use subscription::{RawItems, Subscription};
 pub use typed_batch::{BatchCall, BatchReplies};
 

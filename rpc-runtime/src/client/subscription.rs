@@ -91,12 +91,3 @@ pub(crate) fn cannot_stream() -> ClientError {
         std::io::Error::other("this transport cannot carry a streaming call"),
     ))
 }
-
-/// The error of a message whose peer has gone.
-#[cfg(feature = "http")]
-#[cold]
-pub(crate) fn closed() -> ClientError {
-    ClientError::Transport(super::TransportError::new(
-        super::TransportErrorKind::Closed,
-    ))
-}

@@ -57,7 +57,7 @@ use tokio_util::sync::CancellationToken;
 use crate::CancelPolicy;
 use crate::client::{
     Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
-    TransportErrorKind,
+    TransportErrorKind, closed,
 };
 use crate::transport::sync::lock;
 
@@ -198,13 +198,9 @@ impl Connection {
 
     pub(crate) async fn enqueue(&self, message: String) -> Result<(), ClientError> {
         if self.is_closed() {
-            return Err(connection_closed());
+            return Err(closed());
         }
-        self.shared
-            .outbox
-            .send(message)
-            .await
-            .map_err(|_| connection_closed())
+        self.shared.outbox.send(message).await.map_err(|_| closed())
     }
 }
 
@@ -221,8 +217,8 @@ impl Transport for Connection {
         self.enqueue(request.to_text(Some(ids.start))).await?;
         forget.cancel = self.cancel.as_deref();
         let reply = self.within_timeout(replies.remove(0)).await?;
-        let reply = reply.map_err(|_| connection_closed())?;
-        into_text(reply).ok_or_else(connection_closed)
+        let reply = reply.map_err(|_| closed())?;
+        into_text(reply).ok_or_else(closed)
     }
 
     async fn send_notification(
@@ -333,10 +329,6 @@ fn send_soon(outbox: &mpsc::Sender<String>, message: String) {
             }
         }
     }
-}
-
-fn connection_closed() -> ClientError {
-    ClientError::Transport(TransportError::new(TransportErrorKind::Closed))
 }
 
 /// Whether no call of this end waits for a response. A server that never

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::{Connection, Shared, connection_closed};
+use super::{Connection, Shared};
 use crate::client::{ClientError, RawItems};
 use crate::transport::sync::lock;
 use crate::{ErrorObject, StreamInfo};
@@ -213,7 +213,7 @@ impl Stream for Items {
         match this.closed.as_mut().poll(cx) {
             Poll::Ready(()) => {
                 this.items.close();
-                Poll::Ready(Some(Err(connection_closed())))
+                Poll::Ready(Some(Err(crate::client::closed())))
             }
             Poll::Pending => Poll::Pending,
         }

@@ -97,6 +97,7 @@ where
                 break 'response too_large();
             }
             let headers = std::mem::take(request.headers_mut());
+            let events = accepts_events(&headers);
             let trusted = shared.limits.trusted_proxies();
             let peer = forwarded::client_addr(&headers, origin.peer(), trusted);
             let context = Context::of_http(headers, peer);
@@ -107,11 +108,7 @@ where
                 Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
                 Some(Err(BodyError::Read(err))) => break 'response unreadable(&err),
             };
-            if accepts_events(
-                context
-                    .headers()
-                    .expect("an HTTP request's context has them"),
-            ) {
+            if events {
                 // Its connection is answered when the stream ends.
                 let later = origin.answered_later();
                 return Ok(sse::answer(shared, body, context, later).await);
