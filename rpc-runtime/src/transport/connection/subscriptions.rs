@@ -126,30 +126,18 @@ impl Connection {
         info: &'static StreamInfo,
         items: Items,
     ) -> Option<String> {
-        let Some((subscription, stop, stopped)) = self.open_subscription() else {
+        let Some((stop, held)) = self.open_subscription() else {
             return Some(wire::failure(Some(id), &too_many()));
-        };
-        let held = Held {
-            shared: self.shared.clone(),
-            subscription: subscription.clone(),
-            _stopped: stopped.drop_guard(),
         };
         // Closed: dropping `held` forgets the subscription.
         if self
-            .enqueue(wire::success(id, &subscription))
+            .enqueue(wire::success(id, &held.subscription))
             .await
             .is_err()
         {
             return None;
         }
-        tokio::spawn(produce(
-            self.shared.clone(),
-            subscription,
-            info,
-            items,
-            stop,
-            held,
-        ));
+        tokio::spawn(produce(held, info, items, stop));
         None
     }
 
@@ -165,9 +153,10 @@ impl Connection {
         true
     }
 
-    /// A new subscription's id and its two tokens (see [`Live`]), unless
-    /// the connection or its server has as many as it may.
-    fn open_subscription(&self) -> Option<(String, CancellationToken, CancellationToken)> {
+    /// A new subscription: the token that stops its producer, and what it
+    /// holds while it runs (its id among them), unless the connection or
+    /// its server has as many as it may.
+    fn open_subscription(&self) -> Option<(CancellationToken, Held)> {
         let budget = &self.shared.budget;
         let mut subscriptions = lock(&self.shared.subscriptions);
         if subscriptions.live.len() >= budget.per_connection || !budget.take_place() {
@@ -179,24 +168,23 @@ impl Connection {
             stop: CancellationToken::new(),
             stopped: CancellationToken::new(),
         };
-        let tokens = (live.stop.clone(), live.stopped.clone());
+        let (stop, stopped) = (live.stop.clone(), live.stopped.clone());
         subscriptions.live.insert(id.clone(), live);
-        Some((id, tokens.0, tokens.1))
+        let held = Held {
+            shared: self.shared.clone(),
+            subscription: id,
+            _stopped: stopped.drop_guard(),
+        };
+        Some((stop, held))
     }
 }
 
 /// Sends each of `items` as a notification of `subscription` until the
 /// stream ends (announced by a last notification), fails (the error is the
 /// last notification), is stopped, or the connection closes.
-async fn produce(
-    shared: Arc<Shared>,
-    subscription: String,
-    info: &'static StreamInfo,
-    mut items: Items,
-    stop: CancellationToken,
-    _held: Held,
-) {
-    let frame = frame(info, &subscription, "result");
+async fn produce(held: Held, info: &'static StreamInfo, mut items: Items, stop: CancellationToken) {
+    let (shared, subscription) = (&held.shared, held.subscription.as_str());
+    let frame = frame(info, subscription, "result");
     // Looked at per item only as a flag: a `select!` on the two tokens
     // would take their mutexes twice per item.
     let mut ending = Rare::new(rare_events::either(
@@ -210,8 +198,8 @@ async fn produce(
         };
         let (message, last) = match next {
             Some(Item::Message(message)) => (message, false),
-            Some(Item::Error(error)) => (last(info, &subscription, "error", &error), true),
-            None => (last(info, &subscription, "end", &true), true),
+            Some(Item::Error(error)) => (last(info, subscription, "error", &error), true),
+            None => (last(info, subscription, "end", &true), true),
         };
         let sent = match ending.race(pin!(shared.outbox.send(message))).await {
             Raced::Interrupted(_) => break,
