@@ -41,6 +41,8 @@ pub struct Failure {
     message: String,
     /// The server's error object, printed as JSON so that none of it is lost.
     error: Option<ErrorObject>,
+    /// What was being done, said before the error object.
+    doing: Option<String>,
 }
 
 impl Failure {
@@ -50,6 +52,7 @@ impl Failure {
             code: USAGE,
             message: message.into(),
             error: None,
+            doing: None,
         }
     }
 
@@ -59,12 +62,14 @@ impl Failure {
             code,
             message: message.into(),
             error: None,
+            doing: None,
         }
     }
 
     /// Says what was being done when the failure happened.
     pub fn context(mut self, doing: &str) -> Self {
         self.message = format!("{doing}: {}", self.message);
+        self.doing = Some(doing.to_owned());
         self
     }
 
@@ -78,6 +83,9 @@ impl Failure {
     pub fn report(&self, style: Style) {
         match &self.error {
             Some(error) => {
+                if let Some(doing) = &self.doing {
+                    eprintln!("typed-rpc: {doing}:");
+                }
                 // Serializing an `ErrorObject` cannot fail: its data is JSON already.
                 let json = serde_json::to_string(error).unwrap_or_default();
                 eprintln!("{}", style.render(&json));
@@ -95,11 +103,13 @@ impl From<ClientError> for Failure {
                 code,
                 message: error.to_string(),
                 error: Some(error),
+                doing: None,
             },
             other => Failure {
                 code,
                 message: with_causes(&other),
                 error: None,
+                doing: None,
             },
         }
     }
