@@ -19,10 +19,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Calls METHOD and prints its result (pretty JSON on stdout; errors on stderr).
-    #[command(after_help = CALL_HELP)]
+    #[command(after_help = format!("{CALL_HELP}\n\n{URL_HELP}\n\n{}", exit::TABLE))]
     Call(CallArgs),
     /// Sends the calls of FILE as one batch and prints one entry per request.
-    #[command(after_help = BATCH_HELP)]
+    #[command(after_help = format!("{BATCH_HELP}\n\n{URL_HELP}\n\n{}", exit::TABLE))]
     Batch(BatchArgs),
     /// Lists the methods of an OpenRPC document, with their params and summaries.
     #[command(after_help = METHODS_HELP)]
@@ -48,7 +48,9 @@ Examples:
   typed-rpc call http://127.0.0.1:3000 subtract 42 23
   typed-rpc call ws://127.0.0.1:3000 subtract minuend=42 subtrahend=23
   typed-rpc call 'stdio:calculator --stdio' sum '[1, 2, 4]'
-  typed-rpc call --notify tcp://127.0.0.1:4000 update 1 2 3";
+  typed-rpc call --notify tcp://127.0.0.1:4000 update 1 2 3
+With --openrpc FILE or --discover, the call is checked before it is sent;
+`typed-rpc methods` lists the methods such a document describes.";
 
 const BATCH_HELP: &str = "\
 FILE holds a JSON array of calls, or one call per line:
@@ -64,7 +66,6 @@ an optional param has a `?`, a param that is the whole params value `...`.";
 
 /// `typed-rpc call`.
 #[derive(Debug, Args)]
-#[command(after_long_help = URL_HELP)]
 pub struct CallArgs {
     /// The server: http(s)://, ws(s)://, tcp://HOST:PORT or 'stdio:CMD ARGS...'.
     pub url: String,
