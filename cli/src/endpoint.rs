@@ -108,10 +108,12 @@ impl Default for Settings {
 
 /// A client of one server, over the transport its URL names.
 pub enum Client {
+    /// `http://`: a `POST` per message.
     Http(HttpClient),
+    /// `ws://` or `tcp://`: one connection.
     Connection(Connection),
-    /// The connection is a handle with the timeout; the child owns the other.
-    Child(ChildProcess, Connection),
+    /// `stdio:`: the child, and a handle on its connection with the timeout.
+    Child(Box<ChildProcess>, Connection),
 }
 
 impl Client {
@@ -164,7 +166,7 @@ impl Client {
                     .spawn(&mut process)
                     .map_err(|err| cannot_connect(program, err))?;
                 let connection = child.connection().clone().with_timeout(timeout);
-                Ok(Client::Child(child, connection))
+                Ok(Client::Child(Box::new(child), connection))
             }
         }
     }
