@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde_json::value::RawValue;
 use typed_rpc::ClientError;
-use typed_rpc::client::{Batch, Params};
+use typed_rpc::client::{Batch, BatchResponse, BatchSlot, Params};
+use typed_rpc::transport::stream::Framing;
 
 use crate::args::{BatchArgs, CallArgs, Command, ConnectArgs, FramingArg, MethodsArgs};
 use crate::batch_file;
@@ -18,7 +19,6 @@ use crate::exit::{self, Failure};
 use crate::openrpc::Document;
 use crate::output::{self, Style};
 use crate::params;
-use typed_rpc::transport::stream::Framing;
 
 /// Runs `command`, printing its output on stdout.
 pub async fn run(command: Command) -> Result<(), Failure> {
@@ -77,8 +77,26 @@ async fn batch(args: BatchArgs) -> Result<(), Failure> {
     if let Some(document) = &file_document {
         check(document)?;
     }
+    let (batch, requests) = plan(&calls)?;
+    let settings = settings(&args.connect);
+    let client = Client::connect(&endpoint, &settings).await?;
+    let outcome = async {
+        if args.schema.discover {
+            check(&discover(&client).await?)?;
+        }
+        Ok::<_, Failure>(client.batch(&batch).await?)
+    }
+    .await;
+    client.close(settings.timeout).await;
+    print_replies(&requests, &outcome?, style)
+}
+
+/// A request of a batch: its place in the file, its method, and its slot in the reply.
+type Request<'a> = (usize, &'a str, BatchSlot<Box<RawValue>>);
+
+/// The batch of `calls`, and where each request's reply will be.
+fn plan(calls: &[batch_file::Call]) -> Result<(Batch, Vec<Request<'_>>), Failure> {
     let mut batch = Batch::new();
-    // Each request's place in the file, method and slot in the reply.
     let mut requests = Vec::new();
     for (index, call) in calls.iter().enumerate() {
         let params = call
@@ -90,49 +108,45 @@ async fn batch(args: BatchArgs) -> Result<(), Failure> {
         if call.notify {
             batch.notify(call.method.as_str(), params);
         } else {
-            let slot = batch.request::<Box<RawValue>>(call.method.as_str(), params);
+            let slot = batch.request(call.method.as_str(), params);
             requests.push((index, call.method.as_str(), slot));
         }
     }
-    let settings = settings(&args.connect);
-    let client = Client::connect(&endpoint, &settings).await?;
-    let outcome = async {
-        if args.schema.discover {
-            check(&discover(&client).await?)?;
-        }
-        Ok::<_, Failure>(client.batch(&batch).await?)
-    }
-    .await;
-    client.close(settings.timeout).await;
-    let replies = outcome?;
+    Ok((batch, requests))
+}
 
+/// Prints one entry per request, and fails with the code of the worst
+/// failed entry, each of them told on stderr.
+fn print_replies(
+    requests: &[Request<'_>],
+    replies: &BatchResponse,
+    style: Style,
+) -> Result<(), Failure> {
     let mut entries = Vec::with_capacity(requests.len());
     let mut failed = 0;
     let mut worst = 0;
-    for (index, method, slot) in &requests {
+    for (index, method, slot) in requests {
         let name = json_string(method);
-        match replies.get(slot) {
-            Ok(result) => entries.push(format!(r#"{{"method":{name},"result":{}}}"#, result.get())),
+        let entry = match replies.get(slot) {
+            Ok(result) => format!(r#"{{"method":{name},"result":{}}}"#, result.get()),
             Err(err) => {
                 eprintln!("typed-rpc: call {index} (`{method}`): {err}");
-                let entry = match &err {
+                failed += 1;
+                worst = worst.max(exit::exit_code(&err));
+                match &err {
                     // Serializing an `ErrorObject` cannot fail: its data is JSON already.
-                    ClientError::Rpc(error) => {
-                        format!(
-                            r#"{{"method":{name},"error":{}}}"#,
-                            serde_json::to_string(error).unwrap_or_default()
-                        )
-                    }
+                    ClientError::Rpc(error) => format!(
+                        r#"{{"method":{name},"error":{}}}"#,
+                        serde_json::to_string(error).unwrap_or_default()
+                    ),
                     other => format!(
                         r#"{{"method":{name},"decode_error":{}}}"#,
                         json_string(&other.to_string())
                     ),
-                };
-                entries.push(entry);
-                failed += 1;
-                worst = worst.max(exit::exit_code(&err));
+                }
             }
-        }
+        };
+        entries.push(entry);
     }
     output::print(&style.render(&format!("[{}]", entries.join(","))));
     match failed {
