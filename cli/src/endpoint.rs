@@ -26,6 +26,10 @@ use typed_rpc::transport::{Connection, DEFAULT_CALL_TIMEOUT};
 
 use crate::exit::Failure;
 
+/// How long a closing connection may take to end: as long as a child
+/// process gets to exit.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
 /// A server's address, read from its URL.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Endpoint {
@@ -211,13 +215,14 @@ impl Client {
     /// Ends the session once what was sent has gone out: a connection is
     /// closed (a notification is written before it ends), a child process
     /// gets the end of its stdin and a few seconds to exit.
-    pub async fn close(self, timeout: Option<Duration>) {
+    pub async fn close(self) {
         match self {
             Client::Http(_) => {}
             Client::Connection(connection) => {
                 connection.close();
-                // A peer that never completes the close is not waited for forever.
-                let _ = within(timeout, connection.closed()).await;
+                // A peer that never completes the close is not waited for
+                // forever, even with `--timeout 0`.
+                let _ = tokio::time::timeout(CLOSE_GRACE, connection.closed()).await;
             }
             Client::Child(child, connection) => {
                 drop(connection);

@@ -56,7 +56,7 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
         Ok(())
     }
     .await;
-    client.close(settings.timeout).await;
+    client.close().await;
     outcome
 }
 
@@ -87,7 +87,7 @@ async fn batch(args: BatchArgs) -> Result<(), Failure> {
         Ok::<_, Failure>(client.batch(&batch).await?)
     }
     .await;
-    client.close(settings.timeout).await;
+    client.close().await;
     print_replies(&requests, &outcome?, style)
 }
 
@@ -166,7 +166,7 @@ async fn methods(args: MethodsArgs) -> Result<(), Failure> {
             let settings = settings(&args.connect);
             let client = Client::connect(&endpoint, &settings).await?;
             let document = discover(&client).await;
-            client.close(settings.timeout).await;
+            client.close().await;
             Some(document?)
         }
         (None, None) => None,
