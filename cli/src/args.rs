@@ -57,7 +57,8 @@ FILE holds a JSON array of calls, or one call per line:
   {\"method\": \"subtract\", \"params\": [42, 23]}
   {\"method\": \"update\", \"params\": [1, 2], \"notify\": true}
 Output: a JSON array with one entry per request, in order:
-  {\"method\": M, \"result\": R} or {\"method\": M, \"error\": {...}}
+  {\"method\": M, \"result\": R}, {\"method\": M, \"error\": {...}},
+  or {\"method\": M, \"decode_error\": \"...\"} when its reply was missing or not JSON-RPC
 The exit code is 5 when an entry is an error object, 6 when one has no valid reply.";
 
 const METHODS_HELP: &str = "\
