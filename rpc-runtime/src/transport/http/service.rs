@@ -12,9 +12,9 @@ use http::{Request, Response};
 use hyper::body::Body;
 use tokio_util::sync::CancellationToken;
 
-use super::ResponseBody;
 use super::read_body::BoxError;
 use super::respond::{Origin, respond};
+use super::{Cors, ResponseBody};
 use crate::Router;
 use crate::transport::Limits;
 use crate::transport::sync::lock;
@@ -106,6 +106,8 @@ pub(crate) struct Shared {
     /// Answers WebSocket handshakes: set by the layer above when WebSocket
     /// is spoken (the `ws` feature); `None` refuses them as any other `GET`.
     pub(crate) upgrade: Option<Upgrade>,
+    /// Which web pages may call the server (`None`: only its own origin).
+    pub(crate) cors: Option<Arc<Cors>>,
 }
 
 /// The answer to a WebSocket handshake, given the request (its body set

@@ -36,6 +36,7 @@ impl From<Server> for HttpService {
             #[cfg(feature = "ws")]
             subscriptions: Default::default(),
             upgrade: UPGRADE,
+            cors: server.cors,
         })
     }
 }
@@ -131,6 +132,7 @@ impl Server {
                 #[cfg(feature = "ws")]
                 subscriptions: lifecycle.subscriptions.clone(),
                 upgrade: UPGRADE,
+                cors: server.cors,
             });
             let mut builder = http1::Builder::new();
             // The header timeout is the connection's own (`HeaderWait`):
