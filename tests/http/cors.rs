@@ -188,10 +188,7 @@ async fn refused_preflights_get_403_and_no_allow_origin() {
     }
 
     // A header the server allows by name.
-    let (service, _) =
-        serve(Some(listed().allow_headers([
-            header::HeaderName::from_static("a2a-version"),
-        ])));
+    let (service, _) = serve(Some(listed().allow_headers(["A2A-Version"]).unwrap()));
     let response = answer(
         &service,
         preflight(APP, "POST", "A2A-Version, Content-Type"),
@@ -207,10 +204,10 @@ async fn refused_preflights_get_403_and_no_allow_origin() {
 
 #[tokio::test]
 async fn answers_to_an_allowed_origin_carry_the_grant_refusals_included() {
-    let cors = listed().allow_credentials().expose_headers([
-        header::RETRY_AFTER,
-        header::HeaderName::from_static("x-request-id"),
-    ]);
+    let cors = listed()
+        .allow_credentials()
+        .expose_headers(["Retry-After", "X-Request-Id"])
+        .unwrap();
     let (service, runs) = serve(Some(cors));
     let call = answer(&service, post(Some(APP), "application/json", BUMP)).await;
     assert_eq!(call.status(), 200);
@@ -273,6 +270,32 @@ async fn a_call_from_an_origin_not_allowed_never_runs() {
     assert_eq!(own.status(), 200);
     assert_eq!(header_of(&own, "access-control-allow-origin"), None);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+    // Nothing but the server's own origin.
+    let (strict, strict_runs) = serve(Some(Cors::same_origin()));
+    let foreign = answer(&strict, post(Some(APP), "application/json", BUMP)).await;
+    assert_eq!(foreign.status(), 403);
+    let asked = answer(&strict, preflight(APP, "POST", "content-type")).await;
+    assert_eq!(asked.status(), 403);
+    let own = answer(
+        &strict,
+        post(Some("https://api.example.com"), "application/json", BUMP),
+    )
+    .await;
+    assert_eq!(own.status(), 200);
+    assert_eq!(strict_runs.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn what_no_browser_could_send_is_refused_when_configured() {
+    let err = Cors::allow_origins([APP, "app.example.com"]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`app.example.com` is not an origin: it needs a scheme, as in `https://app.example.com`"
+    );
+    let err = listed().allow_headers(["A2A Version"]).unwrap_err();
+    assert_eq!(err.to_string(), "`A2A Version` is not a header name");
+    assert!(listed().expose_headers(["x-ok", "bad:name"]).is_err());
 }
 
 #[tokio::test]

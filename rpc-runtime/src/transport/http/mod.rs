@@ -47,7 +47,7 @@ pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
 #[cfg(feature = "ws")]
 pub(crate) use cors::admits_handshake;
-pub use cors::{Cors, InvalidOrigin};
+pub use cors::{Cors, CorsError};
 #[cfg(feature = "ws")]
 pub(crate) use forwarded::client_addr;
 pub(crate) use listener::serve_connection;

@@ -64,13 +64,21 @@ use crate::transport::sync::registry::Presence;
 /// # });
 /// ```
 ///
+/// Browser clients from other origins are let in with
+/// [`Server::cors`](crate::transport::Server::cors), which this service
+/// applies wherever it is mounted, to `POST`s and WebSocket handshakes
+/// alike. A CORS layer of the host app (tower-http's) can answer for the
+/// `POST`s instead, but not for handshakes: this service still refuses a
+/// handshake from an origin other than its own unless `Server::cors`
+/// allows it.
+///
 /// In axum 0.8 (not a dependency of this crate, hence not compiled here):
 ///
 /// ```ignore
-/// let rpc = Server::new(router).into_http_service();
-/// let app = axum::Router::new()
-///     .route_service("/rpc", rpc)
-///     .layer(tower_http::cors::CorsLayer::permissive());
+/// let rpc = Server::new(router)
+///     .cors(Cors::allow_origins(["https://app.example.com"])?)
+///     .into_http_service();
+/// let app = axum::Router::new().route_service("/rpc", rpc);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// axum::serve(listener, app).await?;
 /// ```

@@ -86,7 +86,7 @@ impl Server {
     /// let server = Server::new(Router::new(Nothing))
     ///     .cors(Cors::allow_origins(["https://app.example.com"])?);
     /// # let _ = server;
-    /// # Ok::<(), rpc_runtime::transport::http::InvalidOrigin>(())
+    /// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
     /// ```
     #[cfg(feature = "http")]
     pub fn cors(mut self, cors: crate::transport::http::Cors) -> Self {

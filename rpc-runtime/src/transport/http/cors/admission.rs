@@ -40,8 +40,10 @@ impl Cors {
             return Admission::Serve(None);
         };
         let grant = self.grant(origin);
-        if method == Method::OPTIONS && headers.contains_key(ACCESS_CONTROL_REQUEST_METHOD) {
-            return Admission::Answered(self.preflight(grant, headers));
+        if method == Method::OPTIONS
+            && let Some(requested) = headers.get(ACCESS_CONTROL_REQUEST_METHOD)
+        {
+            return Admission::Answered(self.preflight(grant, requested, headers));
         }
         match grant {
             Some(grant) => Admission::Serve(Some(grant)),
@@ -75,47 +77,17 @@ impl Cors {
         }
     }
 
-    /// The answer to a preflight: `204` with what the page may do, or
-    /// `403` saying what it may not.
-    fn preflight(&self, grant: Option<Grant>, headers: &HeaderMap) -> Response<ResponseBody> {
-        let refusal = match grant {
-            None => Some("This origin may not call this server.\n"),
-            Some(_) if headers[ACCESS_CONTROL_REQUEST_METHOD] != "POST" => {
-                Some("JSON-RPC requests are sent with POST.\n")
-            }
-            Some(_) if !self.allows_request_headers(headers) => {
-                Some("A header this request would send is not allowed here.\n")
-            }
-            Some(_) => None,
-        };
-        let mut response = match (refusal, grant) {
-            (None, Some(grant)) => {
-                let mut response = Response::new(ResponseBody::empty());
-                *response.status_mut() = StatusCode::NO_CONTENT;
-                let written = response.headers_mut();
-                written.insert(ACCESS_CONTROL_ALLOW_ORIGIN, self.allowed_origin(grant));
-                written.insert(
-                    ACCESS_CONTROL_ALLOW_METHODS,
-                    HeaderValue::from_static("POST"),
-                );
-                if let Ok(allowed) = HeaderValue::from_str(&self.allowed_headers()) {
-                    written.insert(ACCESS_CONTROL_ALLOW_HEADERS, allowed);
-                }
-                if let Some(max_age) = self.max_age {
-                    written.insert(ACCESS_CONTROL_MAX_AGE, max_age.as_secs().into());
-                }
-                if self.credentials_for(grant) {
-                    written.insert(
-                        ACCESS_CONTROL_ALLOW_CREDENTIALS,
-                        HeaderValue::from_static("true"),
-                    );
-                }
-                response
-            }
-            (refusal, _) => plain(
-                StatusCode::FORBIDDEN,
-                refusal.unwrap_or("This origin may not call this server.\n"),
-            ),
+    /// The answer to a preflight for the `requested` method: `204` with
+    /// what the page may do, or `403` saying what it may not.
+    fn preflight(
+        &self,
+        grant: Option<Grant>,
+        requested: &HeaderValue,
+        headers: &HeaderMap,
+    ) -> Response<ResponseBody> {
+        let mut response = match self.check_preflight(grant, requested, headers) {
+            Ok(grant) => self.preflight_granted(grant),
+            Err(reason) => plain(StatusCode::FORBIDDEN, reason),
         };
         response.headers_mut().append(
             VARY,
@@ -123,6 +95,48 @@ impl Cors {
                 "origin, access-control-request-method, access-control-request-headers",
             ),
         );
+        response
+    }
+
+    /// The preflight's grant, or why it gets none.
+    fn check_preflight(
+        &self,
+        grant: Option<Grant>,
+        requested: &HeaderValue,
+        headers: &HeaderMap,
+    ) -> Result<Grant, &'static str> {
+        let grant = grant.ok_or("This origin may not call this server.\n")?;
+        if requested != "POST" {
+            return Err("JSON-RPC requests are sent with POST.\n");
+        }
+        if !self.allows_request_headers(headers) {
+            return Err("A header this request would send is not allowed here.\n");
+        }
+        Ok(grant)
+    }
+
+    /// The `204` of a preflight granted.
+    fn preflight_granted(&self, grant: Grant) -> Response<ResponseBody> {
+        let mut response = Response::new(ResponseBody::empty());
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        let headers = response.headers_mut();
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, self.allowed_origin(grant));
+        headers.insert(
+            ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("POST"),
+        );
+        if let Ok(allowed) = HeaderValue::from_str(&self.allowed_headers()) {
+            headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, allowed);
+        }
+        if let Some(max_age) = self.max_age {
+            headers.insert(ACCESS_CONTROL_MAX_AGE, max_age.as_secs().into());
+        }
+        if self.credentials_for(grant) {
+            headers.insert(
+                ACCESS_CONTROL_ALLOW_CREDENTIALS,
+                HeaderValue::from_static("true"),
+            );
+        }
         response
     }
 

@@ -5,15 +5,17 @@
 //! |---|---|
 //! | `mod.rs` | [`Cors`], what the user configures |
 //! | `origin.rs` | origins: the configured ones checked, same-origin told |
+//! | `error.rs` | [`CorsError`] |
 //! | `admission.rs` | a request's `Origin` admitted or refused, preflights answered, grants written |
 
 mod admission;
+mod error;
 mod origin;
 
 #[cfg(feature = "ws")]
 pub(crate) use admission::admits_handshake;
 pub(crate) use admission::{Admission, Grant};
-pub use origin::InvalidOrigin;
+pub use error::CorsError;
 
 use std::time::Duration;
 
@@ -58,16 +60,20 @@ use http::{HeaderName, HeaderValue, header};
 ///
 /// ```
 /// use std::time::Duration;
-/// use http::HeaderName;
 /// use rpc_runtime::transport::http::Cors;
 ///
 /// let cors = Cors::allow_origins(["https://app.example.com", "http://localhost:5173"])?
-///     .allow_headers([HeaderName::from_static("a2a-version")])
-///     .expose_headers([http::header::RETRY_AFTER])
+///     .allow_headers(["A2A-Version"])?
+///     .expose_headers(["Retry-After"])?
 ///     .max_age(Duration::from_secs(600));
-/// assert!(Cors::allow_origins(["https://app.example.com/"]).is_err()); // an origin has no path
+/// let err = Cors::allow_origins(["https://app.example.com/"]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "`https://app.example.com/` is not an origin: an origin has no path, query or fragment \
+///      (no trailing `/` either)"
+/// );
 /// # let _ = cors;
-/// # Ok::<(), rpc_runtime::transport::http::InvalidOrigin>(())
+/// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Cors {
@@ -95,7 +101,7 @@ impl Cors {
     /// the default request headers `Content-Type`, `Authorization` and
     /// `Accept`. Scheme and host are compared without regard to case, and
     /// a default port (`:443` for `https`) may be written or left out.
-    pub fn allow_origins<I>(origins: I) -> Result<Self, InvalidOrigin>
+    pub fn allow_origins<I>(origins: I) -> Result<Self, CorsError>
     where
         I: IntoIterator,
         I::Item: AsRef<str>,
@@ -115,6 +121,16 @@ impl Cors {
         Cors::with(Origins::Any)
     }
 
+    /// Allows no other origin than the server's own, and refuses with
+    /// `403` what pages of other origins send, even the requests a browser
+    /// sends without a preflight and without letting the page read the
+    /// answer (a `no-cors` `fetch` of a body without `Content-Type`, which
+    /// the server takes for JSON). Without any `Cors` those are served,
+    /// unread: the call still runs.
+    pub fn same_origin() -> Self {
+        Cors::with(Origins::Listed(Vec::new()))
+    }
+
     fn with(origins: Origins) -> Self {
         Cors {
             origins,
@@ -125,29 +141,42 @@ impl Cors {
         }
     }
 
-    /// Adds request headers a page may send (`A2A-Version`, say): a
-    /// preflight that asks for any header not allowed gets `403`.
-    pub fn allow_headers(mut self, headers: impl IntoIterator<Item = HeaderName>) -> Self {
-        for name in headers {
+    /// Adds request headers a page may send (`A2A-Version`, say; in any
+    /// case): a preflight that asks for any header not allowed gets `403`.
+    pub fn allow_headers<I>(mut self, headers: I) -> Result<Self, CorsError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        for name in header_names(headers)? {
             if !self.allow_headers.contains(&name) {
                 self.allow_headers.push(name);
             }
         }
-        self
+        Ok(self)
     }
 
     /// Response headers a page may read besides the CORS-safelisted ones
     /// (`Content-Type`, `Content-Length`, ...): none by default.
-    pub fn expose_headers(mut self, headers: impl IntoIterator<Item = HeaderName>) -> Self {
+    pub fn expose_headers<I>(mut self, headers: I) -> Result<Self, CorsError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
         let mut names: Vec<String> = self
             .expose_headers
             .iter()
             .flat_map(|value| value.to_str().ok())
             .map(str::to_owned)
             .collect();
-        names.extend(headers.into_iter().map(|name| name.as_str().to_owned()));
+        names.extend(
+            header_names(headers)?
+                .iter()
+                .map(|name| name.as_str().to_owned()),
+        );
+        // Names joined by `, ` are a valid value: each name is.
         self.expose_headers = HeaderValue::from_str(&names.join(", ")).ok();
-        self
+        Ok(self)
     }
 
     /// How long a browser may keep a preflight's answer and skip the next
@@ -192,4 +221,20 @@ impl Cors {
     fn credentials_for(&self, grant: Grant) -> bool {
         self.credentials && matches!(grant, Grant::Listed(_))
     }
+}
+
+/// Each of `names` as a header name (in lower case, as HTTP/2 writes them).
+fn header_names<I>(names: I) -> Result<Vec<HeaderName>, CorsError>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    names
+        .into_iter()
+        .map(|name| {
+            let name = name.as_ref();
+            HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| CorsError::new(name, "is not a header name"))
+        })
+        .collect()
 }

@@ -2,65 +2,48 @@
 //! ones a user configures, and telling whether a request's `Origin` names
 //! the host it was sent to.
 
-use std::fmt;
-
 use http::{HeaderMap, HeaderValue, Uri, header};
 
-/// An origin given to [`Cors::allow_origins`](super::Cors::allow_origins)
-/// that no browser could send: not `scheme://host[:port]`, or with a path,
-/// a query or user information.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InvalidOrigin {
-    origin: String,
-    reason: &'static str,
-}
-
-impl fmt::Display for InvalidOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not an origin: {}", self.origin, self.reason)
-    }
-}
-
-impl std::error::Error for InvalidOrigin {}
+use super::CorsError;
 
 /// `origin` as a browser serializes it in an `Origin` header: scheme and
 /// host in lower case, the scheme's default port left out. A request's
 /// `Origin` is then matched byte for byte.
-pub(super) fn normalize(origin: &str) -> Result<HeaderValue, InvalidOrigin> {
-    let invalid = |reason| InvalidOrigin {
-        origin: origin.to_owned(),
-        reason,
-    };
-    let (scheme, authority) = origin
-        .split_once("://")
-        .ok_or_else(|| invalid("it needs a scheme, as in `https://app.example.com`"))?;
+pub(super) fn normalize(origin: &str) -> Result<HeaderValue, CorsError> {
+    let invalid = |reason| CorsError::new(origin, reason);
+    let (scheme, authority) = origin.split_once("://").ok_or_else(|| {
+        invalid("is not an origin: it needs a scheme, as in `https://app.example.com`")
+    })?;
     let scheme = scheme.to_ascii_lowercase();
     if scheme.is_empty()
         || !scheme
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
     {
-        return Err(invalid("its scheme is not a scheme"));
+        return Err(invalid("is not an origin: its scheme is not a scheme"));
     }
     if authority.contains(['/', '?', '#']) {
         return Err(invalid(
-            "an origin has no path, query or fragment (no trailing `/` either)",
+            "is not an origin: an origin has no path, query or fragment (no trailing `/` either)",
         ));
     }
     if authority.contains('@') {
-        return Err(invalid("an origin has no user information"));
+        return Err(invalid(
+            "is not an origin: an origin has no user information",
+        ));
     }
-    let (host, port) =
-        split_authority(authority).ok_or_else(|| invalid("its host or port is malformed"))?;
+    let (host, port) = split_authority(authority)
+        .ok_or_else(|| invalid("is not an origin: its host or port is malformed"))?;
     if host.is_empty() {
-        return Err(invalid("it has no host"));
+        return Err(invalid("is not an origin: it has no host"));
     }
     let host = host.to_ascii_lowercase();
     let text = match port {
         Some(port) if Some(port) != default_port(&scheme) => format!("{scheme}://{host}:{port}"),
         _ => format!("{scheme}://{host}"),
     };
-    HeaderValue::from_str(&text).map_err(|_| invalid("it holds characters a header cannot carry"))
+    HeaderValue::from_str(&text)
+        .map_err(|_| invalid("is not an origin: it holds characters a header cannot carry"))
 }
 
 /// Whether the request's `origin` is the origin of the server it was sent
