@@ -8,7 +8,7 @@ const os = require("os");
 const path = require("path");
 const { chromium } = require("playwright-core");
 
-const LIMIT_MS = 20000;
+const LIMIT_MS = 30000;
 // Without the networking flags, Chromium waits on services it cannot reach
 // on a closed network.
 const ARGS = [
@@ -23,9 +23,9 @@ const ARGS = [
 ];
 
 setTimeout(() => {
-  console.error("drive.js: still running after 60 s");
+  console.error("drive.js: still running after 75 s");
   process.exit(3);
-}, 60000).unref();
+}, 75000).unref();
 
 async function main() {
   const pages = process.argv.slice(2).map((arg) => arg.split(/=(.*)/s, 2));
