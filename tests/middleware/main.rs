@@ -11,5 +11,6 @@ mod connect;
 
 mod api;
 mod layers;
-
+mod metrics;
+mod spans;
 mod transports;
