@@ -227,3 +227,36 @@ async fn a_timed_out_call_drops_the_layers_future() {
     assert_eq!(reply.unwrap()["result"], 1);
     assert_eq!(ends.finished.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn rpc_discover_passes_through_the_layers() {
+    let journal = Journal::default();
+    let discovering = |deny: &'static str| {
+        Router::builder()
+            .service(Store::default().into_service())
+            .discover("Shop", "1.0.0")
+            .layer(Recorder {
+                name: "r",
+                journal: journal.clone(),
+            })
+            .layer(Deny { prefix: deny })
+            .build()
+            .unwrap()
+    };
+    let discover = json!({"jsonrpc": "2.0", "method": "rpc.discover", "id": 1});
+    let reply = send(&discovering("admin."), discover.clone())
+        .await
+        .unwrap();
+    assert_eq!(reply["result"]["info"]["title"], "Shop");
+    let reply = send(&discovering("rpc."), discover).await.unwrap();
+    assert_eq!(reply["error"]["code"], -32001);
+    assert_eq!(
+        journal.lines(),
+        [
+            "r before rpc.discover 1",
+            "r after rpc.discover ok",
+            "r before rpc.discover 1",
+            "r after rpc.discover -32001",
+        ]
+    );
+}

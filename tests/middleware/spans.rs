@@ -5,12 +5,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::Interest;
-use tracing::{Event, Metadata, Subscriber};
+use tracing::subscriber::{Interest, NoSubscriber};
+use tracing::{Dispatch, Event, Metadata, Subscriber};
 use typed_rpc::Router;
 use typed_rpc::transport::Server;
 
@@ -156,6 +156,12 @@ fn traced<F: Future<Output = ()>>(capture: &Capture, test: impl FnOnce() -> F) {
         .enable_all()
         .build()
         .unwrap();
+    // With a single subscriber registered, tracing sets the interest of a
+    // callsite that another test's thread reaches first by that thread's
+    // (none: never), for every thread. One more subscriber, kept for the
+    // whole run, makes it ask all of them.
+    static KEEPER: OnceLock<Dispatch> = OnceLock::new();
+    KEEPER.get_or_init(|| Dispatch::new(NoSubscriber::default()));
     tracing::subscriber::with_default(capture.clone(), || runtime.block_on(test()));
 }
 

@@ -10,7 +10,8 @@
 //! Layers wrap single calls, not messages: each entry of a batch passes
 //! through them on its own (still concurrently with its siblings), and so
 //! does each notification, with no id. A call with a method no service has
-//! passes through too, and the innermost step answers it `-32601`; a
+//! passes through too, and the innermost step answers it `-32601`, as
+//! does `rpc.discover` when the router answers it; a
 //! streaming method's call passes through before its stream starts, so a
 //! layer may refuse a subscription. The cancel notification of a
 //! [`CancelPolicy`](crate::CancelPolicy) does not reach them: it is the
@@ -98,6 +99,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+pub(crate) use next::Endpoint;
 pub use next::Next;
 pub use reply::Reply;
 pub use request::CallRequest;

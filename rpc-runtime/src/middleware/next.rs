@@ -18,17 +18,22 @@ type PendingReply<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
 #[must_use = "the call goes no further until `run` is awaited"]
 pub struct Next<'a> {
     layers: &'a [Box<dyn DynLayer>],
-    service: Option<&'a dyn RpcService>,
+    endpoint: Endpoint<'a>,
+}
+
+/// What answers a call after the last layer.
+pub(crate) enum Endpoint<'a> {
+    /// The service that has the method; `None`: no service has it.
+    Service(Option<&'a dyn RpcService>),
+    /// The router itself, which has answered already (`rpc.discover`).
+    #[cfg(feature = "schema")]
+    Router(Option<String>),
 }
 
 impl<'a> Next<'a> {
-    /// The whole stack of `layers` around `service`, the one that has the
-    /// method (`None`: no service has it).
-    pub(crate) fn new(
-        layers: &'a [Box<dyn DynLayer>],
-        service: Option<&'a dyn RpcService>,
-    ) -> Self {
-        Next { layers, service }
+    /// The whole stack of `layers` around `endpoint`.
+    pub(crate) fn new(layers: &'a [Box<dyn DynLayer>], endpoint: Endpoint<'a>) -> Self {
+        Next { layers, endpoint }
     }
 
     /// Passes `request` to the next layer, or to its handler after the
@@ -39,10 +44,14 @@ impl<'a> Next<'a> {
                 request,
                 Next {
                     layers: inner,
-                    service: self.service,
+                    endpoint: self.endpoint,
                 },
             ),
-            None => Box::pin(handle(self.service, request)),
+            None => match self.endpoint {
+                Endpoint::Service(service) => Box::pin(handle(service, request)),
+                #[cfg(feature = "schema")]
+                Endpoint::Router(reply) => Box::pin(std::future::ready(Reply::new(reply))),
+            },
         };
         pending
     }

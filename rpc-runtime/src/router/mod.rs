@@ -26,7 +26,7 @@ use guard::Deadline;
 use guard::Guarded;
 
 use crate::context::{self, Context};
-use crate::middleware::{self, CallLayer, CallRequest, DynLayer, Next};
+use crate::middleware::{self, CallLayer, CallRequest, DynLayer, Endpoint, Next};
 use crate::service::{Call, HandlerSlot, RpcService};
 use crate::wire::{self, Entry, Id, Message, Request};
 use crate::{CancelPolicy, ErrorObject, ServiceInfo};
@@ -321,15 +321,36 @@ impl Router {
         slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
+        let layered = !self.inner.layers.is_empty() || middleware::span::wanted();
         #[cfg(feature = "schema")]
         if let Some(reply) = discover::answer(&self.inner, request) {
-            return Some(Poll::Ready(reply));
+            return Some(match layered {
+                false => Poll::Ready(reply),
+                true => {
+                    self.start_layered(request, context, batched, Endpoint::Router(reply), slot, cx)
+                }
+            });
         }
         let service = self.service_for(request.method());
-        if self.inner.layers.is_empty() && !middleware::span::wanted() {
+        if !layered {
             let call = Call::new(request.params(), request.id(), context, batched);
             return service?.call_in(request.method(), call, slot, cx);
         }
+        let endpoint = Endpoint::Service(service);
+        Some(self.start_layered(request, context, batched, endpoint, slot, cx))
+    }
+
+    /// [`dispatch`](Router::dispatch) through the call layers and the
+    /// call's span: the whole stack's future goes in `slot`.
+    fn start_layered<'a>(
+        &'a self,
+        request: &Request<'a>,
+        context: &'a Context,
+        batched: bool,
+        endpoint: Endpoint<'a>,
+        slot: Pin<&mut HandlerSlot<'a>>,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Option<String>> {
         let request = CallRequest::new(
             request.method_text(),
             request.params(),
@@ -338,11 +359,11 @@ impl Router {
             batched,
         );
         let span = middleware::span::of_call(&request);
-        let stack = Next::new(&self.inner.layers, service).run(request);
-        Some(slot.start(
+        let stack = Next::new(&self.inner.layers, endpoint).run(request);
+        slot.start(
             async move { middleware::span::run(span, stack).await.into_text() },
             cx,
-        ))
+        )
     }
 
     /// The service that has `method`; with a single service, that one, which
