@@ -123,11 +123,9 @@ async fn an_auth_layer_refuses_a_subscription() {
     let journal = Journal::default();
     let handle = serve_http(router(&journal)).await;
     let client = ShopClient::new(connect::websocket(&handle).await);
-    let refused = client
-        .ticks(3)
-        .await
-        .err()
-        .expect("the subscription is refused");
+    let Err(refused) = client.ticks(3).await else {
+        panic!("the subscription is refused");
+    };
     assert_eq!(refused.rpc_error().unwrap().code(), -32001);
 
     // Without the refusal, the same subscription streams through the layers.
