@@ -32,6 +32,7 @@ mod message;
 mod open;
 mod order;
 mod reader;
+mod span;
 mod subscribed;
 mod subscriptions;
 mod writer;
