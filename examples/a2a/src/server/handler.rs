@@ -2,11 +2,13 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use tokio::sync::{broadcast, mpsc, watch};
 use typed_rpc::{Context, ErrorObject, RpcResult};
 
+use super::dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES, SeenMessages};
 use super::executor::{AgentEvent, AgentExecutor, Caller, EventSink, RequestContext};
 use super::live::{LiveState, LiveTask, TurnState, drive_turn};
 use super::store::{StoreError, TaskQuery, TaskStore};
@@ -45,9 +47,9 @@ struct Shared<E, S> {
     card: AgentCard,
     /// Tasks worked on in this process, by id.
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
-    /// The turn each message started, by caller and `messageId`, so a retry
-    /// joins it instead of starting the work again.
-    sent: Mutex<HashMap<(String, String), watch::Receiver<TurnState>>>,
+    /// The turn each recent message started, by caller and `messageId`, so
+    /// a retry joins it instead of starting the work again.
+    sent: Mutex<SeenMessages>,
 }
 
 impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
@@ -59,7 +61,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 store: Arc::new(store),
                 card,
                 live: Mutex::default(),
-                sent: Mutex::default(),
+                sent: Mutex::new(SeenMessages::new(DEFAULT_MAX_MESSAGES, DEFAULT_MAX_AGE)),
             }),
             auth: None,
             deduplicate: true,
@@ -79,6 +81,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// per scenario for a whole run).
     pub fn deduplicate_messages(mut self, on: bool) -> Self {
         self.deduplicate = on;
+        self
+    }
+
+    /// How many messages, and for how long, a `messageId` is remembered for
+    /// de-duplication (by default 10 000 and 10 minutes; the oldest are
+    /// forgotten first). A retry arriving after its message was forgotten
+    /// starts new work.
+    pub fn deduplication_window(self, max_messages: usize, max_age: Duration) -> Self {
+        *self.shared.sent.lock().expect("sent map poisoned") =
+            SeenMessages::new(max_messages, max_age);
         self
     }
 
@@ -141,7 +153,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             // message arriving at once start one turn.
             let mut sent = self.shared.sent.lock().expect("sent map poisoned");
             if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
-                return Ok(Turn::retried(turn.clone()));
+                return Ok(Turn::retried(turn));
             }
             let turn = self.start_task(message, caller, subscribe);
             if self.deduplicate {
@@ -150,9 +162,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             return Ok(turn);
         }
         if self.deduplicate {
-            let sent = self.shared.sent.lock().expect("sent map poisoned");
+            let mut sent = self.shared.sent.lock().expect("sent map poisoned");
             if let Some(turn) = sent.get(&key) {
-                return Ok(Turn::retried(turn.clone()));
+                return Ok(Turn::retried(turn));
             }
         }
         let task_id = message.task_id.clone().unwrap_or_default();

@@ -3,6 +3,7 @@
 //! [`TaskStore`].
 
 mod auth;
+mod dedup;
 mod executor;
 mod handler;
 mod live;
@@ -10,6 +11,7 @@ mod memory_store;
 mod store;
 
 pub use auth::BearerAuth;
+pub use dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES};
 pub use executor::{AgentExecutor, Caller, EventSink, RequestContext, TurnEnded};
 pub use handler::RequestHandler;
 pub use memory_store::InMemoryTaskStore;
