@@ -105,30 +105,47 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         auth.identify(header)
     }
 
-    async fn load(&self, id: &str) -> Result<Task, A2aError> {
+    /// Who `cx`'s caller is as an owner of tasks: `""` without authentication.
+    fn owner(&self, cx: &Context) -> String {
+        self.caller(cx).map(|caller| caller.name).unwrap_or_default()
+    }
+
+    /// The task `id`, when `owner` owns it; another's is `-32001` as an
+    /// unknown one is, so ids do not leak between callers.
+    async fn load(&self, id: &str, owner: &str) -> Result<Task, A2aError> {
         self.shared
             .store
-            .load(id)
+            .load(id, owner)
             .await
             .map_err(store_failed)?
             .ok_or_else(|| A2aError::task_not_found(id))
     }
 
-    /// The live task of `id`, made live from the store when this process
-    /// has not worked on it yet. A task that has ended is read from the
-    /// store and not kept live: nothing more happens to it.
-    async fn live(&self, id: &str) -> Result<Arc<LiveTask>, A2aError> {
-        if let Some(live) = self.shared.live.lock().expect("live map poisoned").get(id) {
-            return Ok(live.clone());
+    /// The live task of `id` when `owner` owns it, made live from the
+    /// store when this process has not worked on it yet. A task that has
+    /// ended is read from the store and not kept live: nothing more happens
+    /// to it.
+    async fn live(&self, id: &str, owner: &str) -> Result<Arc<LiveTask>, A2aError> {
+        let found = self
+            .shared
+            .live
+            .lock()
+            .expect("live map poisoned")
+            .get(id)
+            .cloned();
+        if let Some(live) = found {
+            if live.state.lock().await.owner != owner {
+                return Err(A2aError::task_not_found(id));
+            }
+            return Ok(live);
         }
-        let task = self.load(id).await?;
+        let task = self.load(id, owner).await?;
+        let make = |task: Task| LiveTask::new(task.clone(), owner.to_owned(), TurnState::Task(task));
         if task.status.state.is_terminal() {
-            return Ok(LiveTask::new(task.clone(), TurnState::Task(task)));
+            return Ok(make(task));
         }
         let mut map = self.shared.live.lock().expect("live map poisoned");
-        let live = map
-            .entry(id.to_owned())
-            .or_insert_with(|| LiveTask::new(task.clone(), TurnState::Task(task)));
+        let live = map.entry(id.to_owned()).or_insert_with(|| make(task));
         Ok(live.clone())
     }
 
@@ -143,10 +160,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     ) -> Result<Turn, A2aError> {
         check_version(cx)?;
         let caller = self.caller(cx);
-        let key = (
-            caller.as_ref().map_or_else(String::new, |c| c.name.clone()),
-            request.message.message_id.clone(),
-        );
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let key = (owner, request.message.message_id.clone());
         let message = request.message;
         if message.task_id.is_none() {
             // Looked up and claimed under one lock, so two copies of a new
@@ -195,7 +210,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             history: Some(vec![message.clone()]),
             metadata: None,
         };
-        let live = LiveTask::new(task, TurnState::Pending);
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let live = LiveTask::new(task, owner, TurnState::Pending);
         let events = subscribe.then(|| live.events.subscribe());
         let request = RequestContext {
             message,
@@ -221,7 +237,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         caller: Option<Caller>,
         subscribe: bool,
     ) -> Result<Turn, A2aError> {
-        let live = self.live(task_id).await?;
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let live = self.live(task_id, &owner).await?;
         let mut state = live.state.lock().await;
         let task_state = state.task.status.state;
         if task_state.is_terminal() {
@@ -437,7 +454,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
                 TurnState::Replied(message) => {
                     Ok(stream::iter([Ok(StreamResponse::Message(message))]).boxed())
                 }
-                TurnState::Task(task) => Ok(self.follow(&task.id, true).await?),
+                TurnState::Task(task) => Ok(self.follow(&task.id, &self.owner(cx), true).await?),
                 TurnState::Pending => {
                     Err(A2aError::internal("the turn ended without an answer").into())
                 }
@@ -448,7 +465,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
     async fn get_task(&self, cx: &Context, request: GetTaskRequest) -> Result<Task, A2aError> {
         check_version(cx)?;
         Ok(self
-            .load(&request.id)
+            .load(&request.id, &self.owner(cx))
             .await?
             .with_history_length(request.history_length))
     }
@@ -476,6 +493,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
             ),
         };
         let query = TaskQuery {
+            owner: self.owner(cx),
             context_id: request.context_id.filter(|c| !c.is_empty()),
             state: request.status.filter(|s| *s != TaskState::Unspecified),
             status_after,
@@ -508,7 +526,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         request: CancelTaskRequest,
     ) -> Result<Task, A2aError> {
         check_version(cx)?;
-        let live = self.live(&request.id).await?;
+        let live = self.live(&request.id, &self.owner(cx)).await?;
         let task = live.state.lock().await.task.clone();
         if task.status.state.is_terminal() {
             return Err(A2aError::task_not_cancelable(&request.id));
@@ -533,7 +551,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         request: SubscribeToTaskRequest,
     ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
         check_version(cx)?;
-        Ok(self.follow(&request.id, false).await?)
+        Ok(self.follow(&request.id, &self.owner(cx), false).await?)
     }
 
     async fn create_task_push_notification_config(
@@ -592,9 +610,10 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     async fn follow(
         &self,
         id: &str,
+        owner: &str,
         retry: bool,
     ) -> Result<BoxStream<'static, RpcResult<StreamResponse>>, A2aError> {
-        let live = self.live(id).await?;
+        let live = self.live(id, owner).await?;
         let state = live.state.lock().await;
         if state.task.status.state.is_terminal() && !retry {
             return Err(A2aError::unsupported_operation(

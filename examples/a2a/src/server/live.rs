@@ -51,6 +51,8 @@ pub(crate) struct LiveTask {
 /// subscribes under it misses nothing and sees nothing twice.
 pub(crate) struct LiveState {
     pub(crate) task: Task,
+    /// Who created the task (`""` without authentication): only they see it.
+    pub(crate) owner: String,
     /// The running turn's agent, stopped on cancel.
     pub(crate) running: Option<AbortHandle>,
     /// The current turn's state, for `SendMessage` to wait on.
@@ -58,12 +60,13 @@ pub(crate) struct LiveState {
 }
 
 impl LiveTask {
-    /// A live task starting from `task`.
-    pub(crate) fn new(task: Task, turn: TurnState) -> Arc<Self> {
+    /// A live task starting from `task`, owned by `owner`.
+    pub(crate) fn new(task: Task, owner: String, turn: TurnState) -> Arc<Self> {
         let (events, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
         Arc::new(LiveTask {
             state: Mutex::new(LiveState {
                 task,
+                owner,
                 running: None,
                 turn: watch::channel(turn).0,
             }),
@@ -154,7 +157,7 @@ impl LiveState {
         event: StreamResponse,
     ) -> Result<(), A2aError> {
         store
-            .save(self.task.clone())
+            .save(self.task.clone(), &self.owner)
             .await
             .map_err(|err| A2aError::internal(&err.to_string()))?;
         // No subscriber is not an error: the event is in the stored task.
