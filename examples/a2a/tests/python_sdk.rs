@@ -487,6 +487,21 @@ fn a_bearer_token_is_required_when_the_agent_has_one() {
 }
 
 #[test]
+fn the_sdk_gets_the_extended_card_with_its_token() {
+    let agent = Agent::start(&["--token", TOKEN, "--extended-card"]);
+    let seen = agent.observe("extended-card", Some(TOKEN));
+    assert_eq!(seen["publicExtendedAgentCard"], true, "{seen}");
+    assert_eq!(seen["publicProvider"], "", "{seen}");
+    assert_eq!(seen["extendedProvider"], "typed-rpc examples", "{seen}");
+    assert!(
+        text(&seen["extendedDescription"]).ends_with("for authenticated callers."),
+        "{seen}"
+    );
+    assert_ne!(seen["publicDescription"], seen["extendedDescription"]);
+    assert_error(&seen["withoutToken"], "A2AClientError", 401);
+}
+
+#[test]
 fn a_retried_message_id_does_not_run_twice() {
     let retried = observe("retry");
     assert_upper_done(&retried["first"], "ONLY ONCE");

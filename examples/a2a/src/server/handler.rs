@@ -27,6 +27,10 @@ const MAX_PAGE_SIZE: u32 = 100;
 /// Serves the A2A methods for the agent `E`, keeping tasks in `S`.
 pub struct RequestHandler<E, S> {
     shared: Arc<Shared<E, S>>,
+    /// The public card; its capabilities follow what the handler is given.
+    card: Arc<AgentCard>,
+    /// The card `GetExtendedAgentCard` answers an authenticated caller.
+    extended_card: Option<Arc<AgentCard>>,
     auth: Option<Arc<BearerAuth>>,
     deduplicate: bool,
 }
@@ -35,6 +39,8 @@ impl<E, S> Clone for RequestHandler<E, S> {
     fn clone(&self) -> Self {
         RequestHandler {
             shared: self.shared.clone(),
+            card: self.card.clone(),
+            extended_card: self.extended_card.clone(),
             auth: self.auth.clone(),
             deduplicate: self.deduplicate,
         }
@@ -44,7 +50,6 @@ impl<E, S> Clone for RequestHandler<E, S> {
 struct Shared<E, S> {
     agent: Arc<E>,
     store: Arc<S>,
-    card: AgentCard,
     /// Tasks worked on in this process, by id.
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     /// The turn each recent message started, by caller and `messageId`, so
@@ -53,13 +58,18 @@ struct Shared<E, S> {
 }
 
 impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
-    /// A handler for `agent`, storing tasks in `store`, describing itself with `card`.
-    pub fn new(agent: E, store: S, card: AgentCard) -> Self {
+    /// A handler for `agent`, storing tasks in `store`, describing itself
+    /// with `card`, whose `pushNotifications` and `extendedAgentCard` are
+    /// set to what the handler is then given (false until it is).
+    pub fn new(agent: E, store: S, mut card: AgentCard) -> Self {
+        card.capabilities.push_notifications = Some(false);
+        card.capabilities.extended_agent_card = Some(false);
         RequestHandler {
+            card: Arc::new(card),
+            extended_card: None,
             shared: Arc::new(Shared {
                 agent: Arc::new(agent),
                 store: Arc::new(store),
-                card,
                 live: Mutex::default(),
                 sent: Mutex::new(SeenMessages::new(DEFAULT_MAX_MESSAGES, DEFAULT_MAX_AGE)),
             }),
@@ -94,9 +104,22 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         self
     }
 
+    /// Answers `GetExtendedAgentCard` with `card` to authenticated callers,
+    /// and says so in the public card (`capabilities.extendedAgentCard`).
+    /// It takes a [`BearerAuth`] ([`Self::with_auth`], or the one given to
+    /// [`crate::http::app`]): without one, no caller is authenticated and the
+    /// method answers `-32007`.
+    pub fn with_extended_card(mut self, card: AgentCard) -> Self {
+        Arc::make_mut(&mut self.card)
+            .capabilities
+            .extended_agent_card = Some(true);
+        self.extended_card = Some(Arc::new(card));
+        self
+    }
+
     /// The card the handler serves.
     pub fn card(&self) -> &AgentCard {
-        &self.shared.card
+        &self.card
     }
 
     fn caller(&self, cx: &Context) -> Option<Caller> {
@@ -596,9 +619,20 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         _request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2aError> {
         check_version(cx)?;
-        Err(A2aError::unsupported_operation(
-            "this agent has no extended card",
-        ))
+        let Some(card) = &self.extended_card else {
+            // The card says `extendedAgentCard: false`: the specification's
+            // answer to a method the agent does not offer.
+            return Err(A2aError::unsupported_operation(
+                "this agent has no extended card",
+            ));
+        };
+        if self.caller(cx).is_none() {
+            return Err(A2aError::extended_agent_card_not_configured());
+        }
+        let mut card = AgentCard::clone(card);
+        // What the handler does is the same whichever card describes it.
+        card.capabilities = self.card.capabilities.clone();
+        Ok(card)
     }
 }
 

@@ -170,3 +170,66 @@ async fn a_task_is_seen_only_by_the_caller_that_created_it() {
     let canceled = alice.cancel_task(cancel).await.unwrap();
     assert_eq!(canceled.status.state, TaskState::Canceled);
 }
+
+#[tokio::test]
+async fn the_extended_card_is_served_to_an_authenticated_caller() {
+    let auth = BearerAuth::default().token(TOKEN, "tester");
+    let addr = start_configured(Some(auth), |handler| {
+        let mut extended = handler.card().clone();
+        extended.description = "for callers with a token".into();
+        handler.with_extended_card(extended)
+    })
+    .await;
+    let card = fetch_card(addr).await;
+    assert_eq!(card.capabilities.extended_agent_card, Some(true));
+    assert_ne!(card.description, "for callers with a token");
+    let agent = client_with(addr, Some(TOKEN)).await;
+    let extended = agent
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(extended.description, "for callers with a token");
+    assert_eq!(extended.capabilities, card.capabilities);
+    let anonymous = client(addr).await;
+    let refused = anonymous
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    let status = refused.err().and_then(|e| match ClientError::from(e) {
+        ClientError::Http(http) => Some(http.status()),
+        _ => None,
+    });
+    assert_eq!(status, Some(401));
+}
+
+#[tokio::test]
+async fn without_an_extended_card_or_anyone_to_serve_it_to_the_method_is_refused() {
+    let addr = start().await;
+    assert_eq!(
+        fetch_card(addr).await.capabilities.extended_agent_card,
+        Some(false)
+    );
+    let none = client(addr)
+        .await
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    assert!(
+        matches!(none, Err(CallError::App(A2aError::UnsupportedOperation(_)))),
+        "{none:?}"
+    );
+    let unauthenticated = start_configured(None, |handler| {
+        let extended = handler.card().clone();
+        handler.with_extended_card(extended)
+    })
+    .await;
+    let refused = client(unauthenticated)
+        .await
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(CallError::App(A2aError::ExtendedAgentCardNotConfigured(_)))
+        ),
+        "{refused:?}"
+    );
+}

@@ -10,7 +10,8 @@ HTTP status>}`. Every task a scenario makes is in a context of its own, so
 scenarios can share one agent in any order.
 
 Scenarios: card, send, return-immediately, stream, history, list, cancel,
-subscribe, unknown-task, input-required, auth, retry.
+subscribe, unknown-task, input-required, auth, retry, extended-card,
+push-configs.
 """
 
 import argparse
@@ -32,6 +33,7 @@ from a2a.client import (
 from a2a.helpers.proto_helpers import get_text_parts, new_text_part
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
+    GetExtendedAgentCardRequest,
     GetTaskRequest,
     ListTasksRequest,
     Message,
@@ -408,6 +410,25 @@ async def retry(agent: Agent) -> dict:
     }
 
 
+async def extended_card(agent: Agent) -> dict:
+    if not agent.token:
+        raise SystemExit("the extended-card scenario needs --token")
+    public = await agent.resolve()
+    client = await agent.client(streaming=False)
+    extended = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
+    anonymous = await agent.client(streaming=False, token="")
+    return {
+        "publicExtendedAgentCard": public.capabilities.extended_agent_card,
+        "publicDescription": public.description,
+        "publicProvider": public.provider.organization,
+        "extendedDescription": extended.description,
+        "extendedProvider": extended.provider.organization,
+        "withoutToken": await attempt(
+            anonymous.get_extended_agent_card(GetExtendedAgentCardRequest())
+        ),
+    }
+
+
 SCENARIOS = {
     "card": card,
     "send": send,
@@ -421,6 +442,7 @@ SCENARIOS = {
     "input-required": input_required,
     "auth": auth,
     "retry": retry,
+    "extended-card": extended_card,
 }
 
 
