@@ -47,7 +47,9 @@ fn options() -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = options().map_err(|err| {
-        format!("{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--tck]")
+        format!(
+            "{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--tck]"
+        )
     })?;
     let listener = TcpListener::bind(&options.listen).await?;
     let addr = listener.local_addr()?;

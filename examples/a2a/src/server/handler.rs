@@ -11,6 +11,10 @@ use typed_rpc::{Context, ErrorObject, RpcResult};
 use super::dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES, SeenMessages};
 use super::executor::{AgentEvent, AgentExecutor, Caller, EventSink, RequestContext};
 use super::live::{LiveState, LiveTask, TurnState, drive_turn};
+use super::notifier::PushNotifier;
+use super::push::PushSettings;
+use super::push_sender::PushSender;
+use super::push_store::PushConfigStore;
 use super::store::{StoreError, TaskQuery, TaskStore};
 use super::{BearerAuth, new_id, now};
 use crate::api::A2a;
@@ -31,6 +35,8 @@ pub struct RequestHandler<E, S> {
     card: Arc<AgentCard>,
     /// The card `GetExtendedAgentCard` answers an authenticated caller.
     extended_card: Option<Arc<AgentCard>>,
+    /// The push store and sender, when the handler pushes notifications.
+    push: Option<Arc<PushNotifier>>,
     auth: Option<Arc<BearerAuth>>,
     deduplicate: bool,
 }
@@ -41,6 +47,7 @@ impl<E, S> Clone for RequestHandler<E, S> {
             shared: self.shared.clone(),
             card: self.card.clone(),
             extended_card: self.extended_card.clone(),
+            push: self.push.clone(),
             auth: self.auth.clone(),
             deduplicate: self.deduplicate,
         }
@@ -67,6 +74,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         RequestHandler {
             card: Arc::new(card),
             extended_card: None,
+            push: None,
             shared: Arc::new(Shared {
                 agent: Arc::new(agent),
                 store: Arc::new(store),
@@ -117,6 +125,27 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         self
     }
 
+    /// Pushes every task update to the webhooks callers configure (the
+    /// four `*TaskPushNotificationConfig*` methods, or inline in
+    /// `SendMessage`), kept in `store` and delivered as `settings` say; the
+    /// public card then says `pushNotifications: true`. Without it those
+    /// methods answer `-32003`. Set it before serving: tasks already live
+    /// keep pushing (or not) as they started.
+    pub fn with_push_notifications(
+        mut self,
+        store: impl PushConfigStore,
+        settings: PushSettings,
+    ) -> Self {
+        Arc::make_mut(&mut self.card)
+            .capabilities
+            .push_notifications = Some(true);
+        self.push = Some(Arc::new(PushNotifier {
+            configs: Arc::new(store),
+            sender: PushSender::new(settings),
+        }));
+        self
+    }
+
     /// The card the handler serves.
     pub fn card(&self) -> &AgentCard {
         &self.card
@@ -128,9 +157,34 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         auth.identify(header)
     }
 
+    /// The push notifier, or `-32003` when the handler pushes nothing.
+    fn pusher(&self) -> Result<&PushNotifier, A2aError> {
+        self.push
+            .as_deref()
+            .ok_or_else(A2aError::push_notification_not_supported)
+    }
+
+    /// `config` with an id (a new one unless given), when its webhook is
+    /// one the push settings take; `-32602` naming the member otherwise.
+    fn checked_webhook(
+        &self,
+        mut config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        let push = self.pusher()?;
+        if let Some((member, reason)) = push.sender.settings().refusal(&config) {
+            return Err(A2aError::invalid_params(member, &reason));
+        }
+        if config.id.as_deref().is_none_or(str::is_empty) {
+            config.id = Some(new_id());
+        }
+        Ok(config)
+    }
+
     /// Who `cx`'s caller is as an owner of tasks: `""` without authentication.
     fn owner(&self, cx: &Context) -> String {
-        self.caller(cx).map(|caller| caller.name).unwrap_or_default()
+        self.caller(cx)
+            .map(|caller| caller.name)
+            .unwrap_or_default()
     }
 
     /// The task `id`, when `owner` owns it; another's is `-32001` as an
@@ -163,7 +217,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             return Ok(live);
         }
         let task = self.load(id, owner).await?;
-        let make = |task: Task| LiveTask::new(task.clone(), owner.to_owned(), TurnState::Task(task));
+        let push = self.push.clone();
+        let make =
+            |task: Task| LiveTask::new(task.clone(), owner.to_owned(), push, TurnState::Task(task));
         if task.status.state.is_terminal() {
             return Ok(make(task));
         }
@@ -185,6 +241,11 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         let caller = self.caller(cx);
         let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
         let key = (owner, request.message.message_id.clone());
+        let webhook = request
+            .configuration
+            .and_then(|c| c.task_push_notification_config)
+            .map(|config| self.checked_webhook(config))
+            .transpose()?;
         let message = request.message;
         if message.task_id.is_none() {
             // Looked up and claimed under one lock, so two copies of a new
@@ -193,7 +254,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
                 return Ok(Turn::retried(turn));
             }
-            let turn = self.start_task(message, caller, subscribe);
+            let turn = self.start_task(message, caller, webhook, subscribe);
             if self.deduplicate {
                 sent.insert(key, turn.state.clone());
             }
@@ -207,7 +268,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         }
         let task_id = message.task_id.clone().unwrap_or_default();
         let turn = self
-            .continue_task(&task_id, message, caller, subscribe)
+            .continue_task(&task_id, message, caller, webhook, subscribe)
             .await?;
         if self.deduplicate {
             let mut sent = self.shared.sent.lock().expect("sent map poisoned");
@@ -216,7 +277,15 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         Ok(turn)
     }
 
-    fn start_task(&self, mut message: Message, caller: Option<Caller>, subscribe: bool) -> Turn {
+    /// Starts a new task for `message`, pushing its updates to `webhook`
+    /// too when given (a `SendMessage` configuration's).
+    fn start_task(
+        &self,
+        mut message: Message,
+        caller: Option<Caller>,
+        webhook: Option<TaskPushNotificationConfig>,
+        subscribe: bool,
+    ) -> Turn {
         let task_id = new_id();
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         message.context_id = Some(context_id.clone());
@@ -234,7 +303,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             metadata: None,
         };
         let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
-        let live = LiveTask::new(task, owner, TurnState::Pending);
+        let live = LiveTask::new(task, owner, self.push.clone(), TurnState::Pending);
         let events = subscribe.then(|| live.events.subscribe());
         let request = RequestContext {
             message,
@@ -244,7 +313,11 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             caller,
         };
         let mut state = live.state.try_lock().expect("a new task is not shared yet");
-        let turn = self.run_turn(&mut state, live.clone(), request, true);
+        let webhook = webhook.map(|config| TaskPushNotificationConfig {
+            task_id: Some(state.task.id.clone()),
+            ..config
+        });
+        let turn = self.run_turn(&mut state, live.clone(), request, Starts::NewTask(webhook));
         drop(state);
         Turn {
             state: turn,
@@ -258,6 +331,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         task_id: &str,
         mut message: Message,
         caller: Option<Caller>,
+        webhook: Option<TaskPushNotificationConfig>,
         subscribe: bool,
     ) -> Result<Turn, A2aError> {
         let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
@@ -282,6 +356,13 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 "not the contextId of the task the message continues",
             ));
         }
+        if let Some(config) = webhook {
+            let config = TaskPushNotificationConfig {
+                task_id: Some(task_id.to_owned()),
+                ..config
+            };
+            self.pusher()?.keep(config).await?;
+        }
         let waiting = state.task.clone();
         message.context_id = Some(state.task.context_id.clone());
         state
@@ -303,7 +384,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             task: Some(waiting),
             caller,
         };
-        let turn = self.run_turn(&mut state, live.clone(), request, false);
+        let turn = self.run_turn(&mut state, live.clone(), request, Starts::NextTurn);
         Ok(Turn {
             state: turn,
             events,
@@ -312,14 +393,14 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     }
 
     /// Runs the agent on `request` and a driver that applies its events;
-    /// `state` is the locked state of `live`. A `new` task becomes visible
+    /// `state` is the locked state of `live`. A new task becomes visible
     /// to the other methods at its first event.
     fn run_turn(
         &self,
         state: &mut LiveState,
         live: Arc<LiveTask>,
         request: RequestContext,
-        new: bool,
+        starts: Starts,
     ) -> watch::Receiver<TurnState> {
         let (sender, receiver) = mpsc::channel::<AgentEvent>(AGENT_BACKLOG);
         let sink = EventSink::new(sender, request.task_id.clone(), request.context_id.clone());
@@ -329,12 +410,29 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             Some(tokio::spawn(async move { agent.execute(request, sink).await }).abort_handle());
         let shared = self.shared.clone();
         let task_id = state.task.id.clone();
-        let register = new.then_some(move |live: Arc<LiveTask>| {
-            let mut map = shared.live.lock().expect("live map poisoned");
-            map.insert(task_id, live);
-        });
-        let (store, shared) = (self.shared.store.clone(), self.shared.clone());
+        let (register, webhook) = match starts {
+            Starts::NewTask(webhook) => {
+                let register = move |live: Arc<LiveTask>| {
+                    let mut map = shared.live.lock().expect("live map poisoned");
+                    map.insert(task_id, live);
+                };
+                (Some(register), webhook)
+            }
+            Starts::NextTurn => (None, None),
+        };
+        let (store, shared, push) = (
+            self.shared.store.clone(),
+            self.shared.clone(),
+            self.push.clone(),
+        );
         tokio::spawn(async move {
+            if let (Some(push), Some(config)) = (push, webhook) {
+                // Kept before the driver applies the first event, so the
+                // webhook gets every update. The message may be answered by
+                // then: a store that fails costs the task its pushes, not
+                // its work.
+                let _ = push.keep(config).await;
+            }
             drive_turn(store, live.clone(), receiver, register).await;
             shared.retire(&live).await;
         });
@@ -353,6 +451,14 @@ impl<E, S> Shared<E, S> {
                 .remove(&task.id);
         }
     }
+}
+
+/// What a turn starts.
+enum Starts {
+    /// A new task, with the webhook its message configures, if any.
+    NewTask(Option<TaskPushNotificationConfig>),
+    /// The next turn of a task that waited for input.
+    NextTurn,
 }
 
 /// A turn as `SendMessage` sees it.
@@ -580,37 +686,75 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
     async fn create_task_push_notification_config(
         &self,
         cx: &Context,
-        _config: TaskPushNotificationConfig,
+        config: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        let Some(task_id) = config.task_id.clone().filter(|id| !id.is_empty()) else {
+            return Err(A2aError::invalid_params("taskId", "the task is required"));
+        };
+        let live = self.live(&task_id, &self.owner(cx)).await?;
+        let config = self.checked_webhook(config)?;
+        // Under the task's lock, as its updates are pushed: the webhook gets
+        // every update after this one, whole.
+        let _state = live.state.lock().await;
+        push.keep(config.clone()).await?;
+        Ok(config)
     }
 
     async fn get_task_push_notification_config(
         &self,
         cx: &Context,
-        _request: TaskPushNotificationConfigRequest,
+        request: TaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        self.load(&request.task_id, &self.owner(cx)).await?;
+        push.configs
+            .get(&request.task_id, &request.id)
+            .await
+            .map_err(store_failed)?
+            // The specification's answer to a configuration that is not there.
+            .ok_or_else(|| A2aError::task_not_found(&request.task_id))
     }
 
     async fn list_task_push_notification_configs(
         &self,
         cx: &Context,
-        _request: ListTaskPushNotificationConfigsRequest,
+        request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        self.load(&request.task_id, &self.owner(cx)).await?;
+        // One page always holds them all: a task has at most MAX_CONFIGS_PER_TASK.
+        let configs = push
+            .configs
+            .list(&request.task_id)
+            .await
+            .map_err(store_failed)?;
+        Ok(ListTaskPushNotificationConfigsResponse {
+            configs,
+            next_page_token: String::new(),
+        })
     }
 
     async fn delete_task_push_notification_config(
         &self,
         cx: &Context,
-        _request: TaskPushNotificationConfigRequest,
+        request: TaskPushNotificationConfigRequest,
     ) -> Result<serde_json::Value, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        let live = self.live(&request.task_id, &self.owner(cx)).await?;
+        // Under the task's lock, as its updates are pushed: once this
+        // answers, no update goes to the webhook, not even one on its way.
+        let _state = live.state.lock().await;
+        push.configs
+            .delete(&request.task_id, &request.id)
+            .await
+            .map_err(store_failed)?;
+        push.sender.forget(&request.task_id, &request.id);
+        Ok(serde_json::Value::Object(serde_json::Map::new()))
     }
 
     async fn get_extended_agent_card(
