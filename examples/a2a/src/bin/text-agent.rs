@@ -1,7 +1,9 @@
 //! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN]
-//! [--extended-card] [--tck]` (`--extended-card`: serve `GetExtendedAgentCard`
-//! to callers with the token; `--tck`: answer the A2A TCK's scenarios
-//! instead of the text skills).
+//! [--extended-card] [--push] [--push-host HOST]... [--tck]`
+//! (`--extended-card`: serve `GetExtendedAgentCard` to callers with the
+//! token; `--push`: push task updates to the callers' webhooks, on any host
+//! unless `--push-host` names the only ones; `--tck`: answer the A2A TCK's
+//! scenarios instead of the text skills).
 //! Prints where it listens and its card's URL, serves until SIGTERM or
 //! Ctrl-C, then lets the requests in flight finish.
 
@@ -9,7 +11,9 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
-use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+use typed_rpc_a2a::server::{
+    BearerAuth, InMemoryPushConfigStore, InMemoryTaskStore, PushSettings, RequestHandler,
+};
 use typed_rpc_a2a::tck_agent::TckAgent;
 use typed_rpc_a2a::text_agent::{TextAgent, card, extended_card};
 
@@ -20,6 +24,8 @@ struct Options {
     listen: String,
     token: Option<String>,
     extended_card: bool,
+    push: bool,
+    push_hosts: Vec<String>,
     tck: bool,
 }
 
@@ -28,6 +34,8 @@ fn options() -> Result<Options, String> {
         listen: "127.0.0.1:3001".into(),
         token: None,
         extended_card: false,
+        push: false,
+        push_hosts: Vec::new(),
         tck: false,
     };
     let mut args = std::env::args().skip(1);
@@ -37,6 +45,11 @@ fn options() -> Result<Options, String> {
             "--listen" => options.listen = value()?,
             "--token" => options.token = Some(value()?),
             "--extended-card" => options.extended_card = true,
+            "--push" => options.push = true,
+            "--push-host" => {
+                options.push = true;
+                options.push_hosts.push(value()?);
+            }
             "--tck" => options.tck = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -48,7 +61,7 @@ fn options() -> Result<Options, String> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = options().map_err(|err| {
         format!(
-            "{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--tck]"
+            "{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--push] [--push-host HOST]... [--tck]"
         )
     })?;
     let listener = TcpListener::bind(&options.listen).await?;
@@ -69,6 +82,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut handler = RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card);
         if options.extended_card {
             handler = handler.with_extended_card(with_bearer(extended_card(&endpoint)));
+        }
+        if options.push {
+            let mut settings = PushSettings::default();
+            if !options.push_hosts.is_empty() {
+                settings = settings.allow_hosts(options.push_hosts);
+            }
+            handler = handler.with_push_notifications(InMemoryPushConfigStore::new(), settings);
         }
         app(handler, auth)?
     };
