@@ -426,14 +426,28 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             self.push.clone(),
         );
         tokio::spawn(async move {
-            if let (Some(push), Some(config)) = (push, webhook) {
+            let kept = match (&push, webhook) {
                 // Kept before the driver applies the first event, so the
                 // webhook gets every update. The message may be answered by
                 // then: a store that fails costs the task its pushes, not
                 // its work.
-                let _ = push.keep(config).await;
-            }
+                (Some(push), Some(config)) => push.keep(config.clone()).await.ok().map(|()| config),
+                _ => None,
+            };
             drive_turn(store, live.clone(), receiver, register).await;
+            let replied = matches!(
+                *live.state.lock().await.turn.borrow(),
+                TurnState::Replied(_)
+            );
+            if let (Some(push), Some(config), true) = (push, kept, replied) {
+                // The agent answered with a message: no task was made for
+                // the webhook to hear of.
+                let (task_id, id) = (
+                    config.task_id.unwrap_or_default(),
+                    config.id.unwrap_or_default(),
+                );
+                let _ = push.configs.delete(&task_id, &id).await;
+            }
             shared.retire(&live).await;
         });
         turn
