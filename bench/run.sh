@@ -9,9 +9,11 @@
 #   bench/run.sh soak        sustained load on typed-rpc (soak.sh; CONNS, SECS)
 #   bench/run.sh paired      CPU per request, each server timed beside the floor (root)
 #   bench/run.sh stream      streams: items/s and server CPU per item (SSE, WebSocket)
+#   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
+#                            (SendMessage + GetTask, a 100-event stream; a2a_bench)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
-# stream_bench (stream) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
+# stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
 # Needs: taskset (util-linux) for the network table, valgrind for icount.
 # Run with nothing else of yours busy: the machine has 2 cores, and the
 # network table uses both (server on CPU 0, load generator on CPU 1).
@@ -35,6 +37,17 @@ stream() {
   target/release/stream_bench "$@"
 }
 
+a2a() {
+  cargo build --release --quiet --bin a2a_bench
+  (cd .. && cargo build --release --quiet -p typed-rpc-a2a --bin text-agent)
+  # The SDK's pinned packages, as examples/a2a/tests/python_sdk.rs installs them.
+  if [ ! -d ../target/a2a-python/a2a ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --target ../target/a2a-python \
+      -r ../examples/a2a/tests/python/requirements.txt
+  fi
+  taskset -c 1 target/release/a2a_bench "$@"
+}
+
 inprocess() {
   cargo build --release --quiet --bin inproc_report
   local results=target/inprocess-results.tsv
@@ -56,6 +69,7 @@ case "$mode" in
   soak) ./soak.sh ;;
   paired) paired "$@" ;;
   stream) stream "$@" ;;
+  a2a) a2a "$@" ;;
   all)
     date -u
     inprocess
@@ -66,5 +80,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a)" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 //!
 //! See `BENCHMARKS.md` at the repository root for what is measured and how.
 
+pub mod a2a_load;
 pub mod api;
 pub mod cgroup;
 pub mod exec;

@@ -82,6 +82,15 @@ impl A2aError {
         ))
     }
 
+    /// `-32007`: the card offers an extended card, but none can be served
+    /// (here: the server authenticates no one to serve it to).
+    pub fn extended_agent_card_not_configured() -> Self {
+        A2aError::ExtendedAgentCardNotConfigured(ErrorDetails::new(
+            "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+            [],
+        ))
+    }
+
     /// `-32009` for the version the client asked for.
     pub fn version_not_supported(version: &str) -> Self {
         A2aError::VersionNotSupported(ErrorDetails::new(

@@ -69,6 +69,25 @@ pub fn card(endpoint: &str) -> AgentCard {
     }
 }
 
+/// The card an authenticated caller gets from `GetExtendedAgentCard`: the
+/// public one, with who runs the agent and where its documentation is.
+pub fn extended_card(endpoint: &str) -> AgentCard {
+    AgentCard {
+        description: format!(
+            "{} This is the extended card, for authenticated callers.",
+            card(endpoint).description
+        ),
+        provider: Some(crate::types::AgentProvider {
+            url: "https://github.com/typed-rpc/typed-rpc".into(),
+            organization: "typed-rpc examples".into(),
+        }),
+        documentation_url: Some(
+            "https://github.com/typed-rpc/typed-rpc/tree/main/examples/a2a".into(),
+        ),
+        ..card(endpoint)
+    }
+}
+
 /// The skill a text asks for.
 enum Skill<'t> {
     Hello,

@@ -487,6 +487,41 @@ fn a_bearer_token_is_required_when_the_agent_has_one() {
 }
 
 #[test]
+fn the_sdk_gets_the_extended_card_with_its_token() {
+    let agent = Agent::start(&["--token", TOKEN, "--extended-card"]);
+    let seen = agent.observe("extended-card", Some(TOKEN));
+    assert_eq!(seen["publicExtendedAgentCard"], true, "{seen}");
+    assert_eq!(seen["publicProvider"], "", "{seen}");
+    assert_eq!(seen["extendedProvider"], "typed-rpc examples", "{seen}");
+    assert!(
+        text(&seen["extendedDescription"]).ends_with("for authenticated callers."),
+        "{seen}"
+    );
+    assert_ne!(seen["publicDescription"], seen["extendedDescription"]);
+    assert_error(&seen["withoutToken"], "A2AClientError", 401);
+}
+
+#[test]
+fn the_sdk_sets_gets_lists_and_deletes_a_webhook_that_gets_the_updates() {
+    let seen = Agent::start(&["--push"]).observe("push-configs", None);
+    assert_eq!(seen["pushNotifications"], true, "{seen}");
+    let id = text(&seen["createdId"]);
+    assert!(!id.is_empty(), "{seen}");
+    assert_eq!(seen["gotUrl"], seen["hookUrl"], "{seen}");
+    assert_eq!(seen["listed"], serde_json::json!([id]), "{seen}");
+    assert_eq!(seen["listedAfterDelete"], serde_json::json!([]), "{seen}");
+    assert_error(&seen["getAfterDelete"], "TaskNotFoundError", -32001);
+    assert_eq!(seen["tokens"], serde_json::json!(["sdk-token"]), "{seen}");
+    assert_eq!(
+        seen["authorizations"],
+        serde_json::json!(["Bearer sdk-credentials"]),
+        "{seen}"
+    );
+    assert_eq!(seen["taskIds"], serde_json::json!([seen["createdTaskId"]]));
+    assert_eq!(seen["lastState"], "TASK_STATE_COMPLETED", "{seen}");
+}
+
+#[test]
 fn a_retried_message_id_does_not_run_twice() {
     let retried = observe("retry");
     assert_upper_done(&retried["first"], "ONLY ONCE");

@@ -1,5 +1,9 @@
-//! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN] [--tck]`
-//! (`--tck`: answer the A2A TCK's scenarios instead of the text skills).
+//! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN]
+//! [--extended-card] [--push] [--push-host HOST]... [--tck]`
+//! (`--extended-card`: serve `GetExtendedAgentCard` to callers with the
+//! token; `--push`: push task updates to the callers' webhooks, on any host
+//! unless `--push-host` names the only ones; `--tck`: answer the A2A TCK's
+//! scenarios instead of the text skills).
 //! Prints where it listens and its card's URL, serves until SIGTERM or
 //! Ctrl-C, then lets the requests in flight finish.
 
@@ -7,9 +11,11 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
-use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler};
+use typed_rpc_a2a::server::{
+    BearerAuth, InMemoryPushConfigStore, InMemoryTaskStore, PushSettings, RequestHandler,
+};
 use typed_rpc_a2a::tck_agent::TckAgent;
-use typed_rpc_a2a::text_agent::{TextAgent, card};
+use typed_rpc_a2a::text_agent::{TextAgent, card, extended_card};
 
 /// How long the requests in flight get to finish after the signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -17,6 +23,9 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 struct Options {
     listen: String,
     token: Option<String>,
+    extended_card: bool,
+    push: bool,
+    push_hosts: Vec<String>,
     tck: bool,
 }
 
@@ -24,6 +33,9 @@ fn options() -> Result<Options, String> {
     let mut options = Options {
         listen: "127.0.0.1:3001".into(),
         token: None,
+        extended_card: false,
+        push: false,
+        push_hosts: Vec::new(),
         tck: false,
     };
     let mut args = std::env::args().skip(1);
@@ -32,6 +44,12 @@ fn options() -> Result<Options, String> {
         match arg.as_str() {
             "--listen" => options.listen = value()?,
             "--token" => options.token = Some(value()?),
+            "--extended-card" => options.extended_card = true,
+            "--push" => options.push = true,
+            "--push-host" => {
+                options.push = true;
+                options.push_hosts.push(value()?);
+            }
             "--tck" => options.tck = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -42,11 +60,14 @@ fn options() -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = options().map_err(|err| {
-        format!("{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--tck]")
+        format!(
+            "{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--push] [--push-host HOST]... [--tck]"
+        )
     })?;
     let listener = TcpListener::bind(&options.listen).await?;
     let addr = listener.local_addr()?;
-    let mut agent_card = card(&format!("http://{addr}{ENDPOINT_PATH}"));
+    let endpoint = format!("http://{addr}{ENDPOINT_PATH}");
+    let mut agent_card = card(&endpoint);
     let auth = options
         .token
         .map(|token| BearerAuth::default().token(token, "operator"));
@@ -58,10 +79,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let handler = RequestHandler::new(TckAgent, InMemoryTaskStore::new(), agent_card);
         app(handler.deduplicate_messages(false), auth)?
     } else {
-        app(
-            RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card),
-            auth,
-        )?
+        let mut handler = RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card);
+        if options.extended_card {
+            handler = handler.with_extended_card(with_bearer(extended_card(&endpoint)));
+        }
+        if options.push {
+            let mut settings = PushSettings::default();
+            if !options.push_hosts.is_empty() {
+                settings = settings.allow_hosts(options.push_hosts);
+            }
+            handler = handler.with_push_notifications(InMemoryPushConfigStore::new(), settings);
+        }
+        app(handler, auth)?
     };
     println!("listening on http://{addr}");
     println!("agent card: http://{addr}{CARD_PATH}");

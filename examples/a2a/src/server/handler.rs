@@ -2,13 +2,19 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use tokio::sync::{broadcast, mpsc, watch};
 use typed_rpc::{Context, ErrorObject, RpcResult};
 
+use super::dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES, SeenMessages};
 use super::executor::{AgentEvent, AgentExecutor, Caller, EventSink, RequestContext};
 use super::live::{LiveState, LiveTask, TurnState, drive_turn};
+use super::notifier::PushNotifier;
+use super::push::PushSettings;
+use super::push_sender::PushSender;
+use super::push_store::PushConfigStore;
 use super::store::{StoreError, TaskQuery, TaskStore};
 use super::{BearerAuth, new_id, now};
 use crate::api::A2a;
@@ -25,6 +31,12 @@ const MAX_PAGE_SIZE: u32 = 100;
 /// Serves the A2A methods for the agent `E`, keeping tasks in `S`.
 pub struct RequestHandler<E, S> {
     shared: Arc<Shared<E, S>>,
+    /// The public card; its capabilities follow what the handler is given.
+    card: Arc<AgentCard>,
+    /// The card `GetExtendedAgentCard` answers an authenticated caller.
+    extended_card: Option<Arc<AgentCard>>,
+    /// The push store and sender, when the handler pushes notifications.
+    push: Option<Arc<PushNotifier>>,
     auth: Option<Arc<BearerAuth>>,
     deduplicate: bool,
 }
@@ -33,6 +45,9 @@ impl<E, S> Clone for RequestHandler<E, S> {
     fn clone(&self) -> Self {
         RequestHandler {
             shared: self.shared.clone(),
+            card: self.card.clone(),
+            extended_card: self.extended_card.clone(),
+            push: self.push.clone(),
             auth: self.auth.clone(),
             deduplicate: self.deduplicate,
         }
@@ -42,24 +57,29 @@ impl<E, S> Clone for RequestHandler<E, S> {
 struct Shared<E, S> {
     agent: Arc<E>,
     store: Arc<S>,
-    card: AgentCard,
     /// Tasks worked on in this process, by id.
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
-    /// The turn each message started, by caller and `messageId`, so a retry
-    /// joins it instead of starting the work again.
-    sent: Mutex<HashMap<(String, String), watch::Receiver<TurnState>>>,
+    /// The turn each recent message started, by caller and `messageId`, so
+    /// a retry joins it instead of starting the work again.
+    sent: Mutex<SeenMessages>,
 }
 
 impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
-    /// A handler for `agent`, storing tasks in `store`, describing itself with `card`.
-    pub fn new(agent: E, store: S, card: AgentCard) -> Self {
+    /// A handler for `agent`, storing tasks in `store`, describing itself
+    /// with `card`, whose `pushNotifications` and `extendedAgentCard` are
+    /// set to what the handler is then given (false until it is).
+    pub fn new(agent: E, store: S, mut card: AgentCard) -> Self {
+        card.capabilities.push_notifications = Some(false);
+        card.capabilities.extended_agent_card = Some(false);
         RequestHandler {
+            card: Arc::new(card),
+            extended_card: None,
+            push: None,
             shared: Arc::new(Shared {
                 agent: Arc::new(agent),
                 store: Arc::new(store),
-                card,
                 live: Mutex::default(),
-                sent: Mutex::default(),
+                sent: Mutex::new(SeenMessages::new(DEFAULT_MAX_MESSAGES, DEFAULT_MAX_AGE)),
             }),
             auth: None,
             deduplicate: true,
@@ -82,9 +102,53 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         self
     }
 
+    /// How many messages, and for how long, a `messageId` is remembered for
+    /// de-duplication (by default 10 000 and 10 minutes; the oldest are
+    /// forgotten first). A retry arriving after its message was forgotten
+    /// starts new work.
+    pub fn deduplication_window(self, max_messages: usize, max_age: Duration) -> Self {
+        *self.shared.sent.lock().expect("sent map poisoned") =
+            SeenMessages::new(max_messages, max_age);
+        self
+    }
+
+    /// Answers `GetExtendedAgentCard` with `card` to authenticated callers,
+    /// and says so in the public card (`capabilities.extendedAgentCard`).
+    /// It takes a [`BearerAuth`] ([`Self::with_auth`], or the one given to
+    /// [`crate::http::app`]): without one, no caller is authenticated and the
+    /// method answers `-32007`.
+    pub fn with_extended_card(mut self, card: AgentCard) -> Self {
+        Arc::make_mut(&mut self.card)
+            .capabilities
+            .extended_agent_card = Some(true);
+        self.extended_card = Some(Arc::new(card));
+        self
+    }
+
+    /// Pushes every task update to the webhooks callers configure (the
+    /// four `*TaskPushNotificationConfig*` methods, or inline in
+    /// `SendMessage`), kept in `store` and delivered as `settings` say; the
+    /// public card then says `pushNotifications: true`. Without it those
+    /// methods answer `-32003`. Set it before serving: tasks already live
+    /// keep pushing (or not) as they started.
+    pub fn with_push_notifications(
+        mut self,
+        store: impl PushConfigStore,
+        settings: PushSettings,
+    ) -> Self {
+        Arc::make_mut(&mut self.card)
+            .capabilities
+            .push_notifications = Some(true);
+        self.push = Some(Arc::new(PushNotifier {
+            configs: Arc::new(store),
+            sender: PushSender::new(settings),
+        }));
+        self
+    }
+
     /// The card the handler serves.
     pub fn card(&self) -> &AgentCard {
-        &self.shared.card
+        &self.card
     }
 
     fn caller(&self, cx: &Context) -> Option<Caller> {
@@ -93,30 +157,74 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         auth.identify(header)
     }
 
-    async fn load(&self, id: &str) -> Result<Task, A2aError> {
+    /// The push notifier, or `-32003` when the handler pushes nothing.
+    fn pusher(&self) -> Result<&PushNotifier, A2aError> {
+        self.push
+            .as_deref()
+            .ok_or_else(A2aError::push_notification_not_supported)
+    }
+
+    /// `config` with an id (a new one unless given), when its webhook is
+    /// one the push settings take; `-32602` naming the member otherwise.
+    fn checked_webhook(
+        &self,
+        mut config: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, A2aError> {
+        let push = self.pusher()?;
+        if let Some((member, reason)) = push.sender.settings().refusal(&config) {
+            return Err(A2aError::invalid_params(member, &reason));
+        }
+        if config.id.as_deref().is_none_or(str::is_empty) {
+            config.id = Some(new_id());
+        }
+        Ok(config)
+    }
+
+    /// Who `cx`'s caller is as an owner of tasks: `""` without authentication.
+    fn owner(&self, cx: &Context) -> String {
+        self.caller(cx)
+            .map(|caller| caller.name)
+            .unwrap_or_default()
+    }
+
+    /// The task `id`, when `owner` owns it; another's is `-32001` as an
+    /// unknown one is, so ids do not leak between callers.
+    async fn load(&self, id: &str, owner: &str) -> Result<Task, A2aError> {
         self.shared
             .store
-            .load(id)
+            .load(id, owner)
             .await
             .map_err(store_failed)?
             .ok_or_else(|| A2aError::task_not_found(id))
     }
 
-    /// The live task of `id`, made live from the store when this process
-    /// has not worked on it yet. A task that has ended is read from the
-    /// store and not kept live: nothing more happens to it.
-    async fn live(&self, id: &str) -> Result<Arc<LiveTask>, A2aError> {
-        if let Some(live) = self.shared.live.lock().expect("live map poisoned").get(id) {
-            return Ok(live.clone());
+    /// The live task of `id` when `owner` owns it, made live from the
+    /// store when this process has not worked on it yet. A task that has
+    /// ended is read from the store and not kept live: nothing more happens
+    /// to it.
+    async fn live(&self, id: &str, owner: &str) -> Result<Arc<LiveTask>, A2aError> {
+        let found = self
+            .shared
+            .live
+            .lock()
+            .expect("live map poisoned")
+            .get(id)
+            .cloned();
+        if let Some(live) = found {
+            if live.state.lock().await.owner != owner {
+                return Err(A2aError::task_not_found(id));
+            }
+            return Ok(live);
         }
-        let task = self.load(id).await?;
+        let task = self.load(id, owner).await?;
+        let push = self.push.clone();
+        let make =
+            |task: Task| LiveTask::new(task.clone(), owner.to_owned(), push, TurnState::Task(task));
         if task.status.state.is_terminal() {
-            return Ok(LiveTask::new(task.clone(), TurnState::Task(task)));
+            return Ok(make(task));
         }
         let mut map = self.shared.live.lock().expect("live map poisoned");
-        let live = map
-            .entry(id.to_owned())
-            .or_insert_with(|| LiveTask::new(task.clone(), TurnState::Task(task)));
+        let live = map.entry(id.to_owned()).or_insert_with(|| make(task));
         Ok(live.clone())
     }
 
@@ -131,33 +239,36 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     ) -> Result<Turn, A2aError> {
         check_version(cx)?;
         let caller = self.caller(cx);
-        let key = (
-            caller.as_ref().map_or_else(String::new, |c| c.name.clone()),
-            request.message.message_id.clone(),
-        );
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let key = (owner, request.message.message_id.clone());
+        let webhook = request
+            .configuration
+            .and_then(|c| c.task_push_notification_config)
+            .map(|config| self.checked_webhook(config))
+            .transpose()?;
         let message = request.message;
         if message.task_id.is_none() {
             // Looked up and claimed under one lock, so two copies of a new
             // message arriving at once start one turn.
             let mut sent = self.shared.sent.lock().expect("sent map poisoned");
             if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
-                return Ok(Turn::retried(turn.clone()));
+                return Ok(Turn::retried(turn));
             }
-            let turn = self.start_task(message, caller, subscribe);
+            let turn = self.start_task(message, caller, webhook, subscribe);
             if self.deduplicate {
                 sent.insert(key, turn.state.clone());
             }
             return Ok(turn);
         }
         if self.deduplicate {
-            let sent = self.shared.sent.lock().expect("sent map poisoned");
+            let mut sent = self.shared.sent.lock().expect("sent map poisoned");
             if let Some(turn) = sent.get(&key) {
-                return Ok(Turn::retried(turn.clone()));
+                return Ok(Turn::retried(turn));
             }
         }
         let task_id = message.task_id.clone().unwrap_or_default();
         let turn = self
-            .continue_task(&task_id, message, caller, subscribe)
+            .continue_task(&task_id, message, caller, webhook, subscribe)
             .await?;
         if self.deduplicate {
             let mut sent = self.shared.sent.lock().expect("sent map poisoned");
@@ -166,7 +277,15 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         Ok(turn)
     }
 
-    fn start_task(&self, mut message: Message, caller: Option<Caller>, subscribe: bool) -> Turn {
+    /// Starts a new task for `message`, pushing its updates to `webhook`
+    /// too when given (a `SendMessage` configuration's).
+    fn start_task(
+        &self,
+        mut message: Message,
+        caller: Option<Caller>,
+        webhook: Option<TaskPushNotificationConfig>,
+        subscribe: bool,
+    ) -> Turn {
         let task_id = new_id();
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         message.context_id = Some(context_id.clone());
@@ -183,7 +302,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             history: Some(vec![message.clone()]),
             metadata: None,
         };
-        let live = LiveTask::new(task, TurnState::Pending);
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let live = LiveTask::new(task, owner, self.push.clone(), TurnState::Pending);
         let events = subscribe.then(|| live.events.subscribe());
         let request = RequestContext {
             message,
@@ -193,7 +313,11 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             caller,
         };
         let mut state = live.state.try_lock().expect("a new task is not shared yet");
-        let turn = self.run_turn(&mut state, live.clone(), request, true);
+        let webhook = webhook.map(|config| TaskPushNotificationConfig {
+            task_id: Some(state.task.id.clone()),
+            ..config
+        });
+        let turn = self.run_turn(&mut state, live.clone(), request, Starts::NewTask(webhook));
         drop(state);
         Turn {
             state: turn,
@@ -207,9 +331,11 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         task_id: &str,
         mut message: Message,
         caller: Option<Caller>,
+        webhook: Option<TaskPushNotificationConfig>,
         subscribe: bool,
     ) -> Result<Turn, A2aError> {
-        let live = self.live(task_id).await?;
+        let owner = caller.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let live = self.live(task_id, &owner).await?;
         let mut state = live.state.lock().await;
         let task_state = state.task.status.state;
         if task_state.is_terminal() {
@@ -229,6 +355,13 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 "message.contextId",
                 "not the contextId of the task the message continues",
             ));
+        }
+        if let Some(config) = webhook {
+            let config = TaskPushNotificationConfig {
+                task_id: Some(task_id.to_owned()),
+                ..config
+            };
+            self.pusher()?.keep(config).await?;
         }
         let waiting = state.task.clone();
         message.context_id = Some(state.task.context_id.clone());
@@ -251,7 +384,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             task: Some(waiting),
             caller,
         };
-        let turn = self.run_turn(&mut state, live.clone(), request, false);
+        let turn = self.run_turn(&mut state, live.clone(), request, Starts::NextTurn);
         Ok(Turn {
             state: turn,
             events,
@@ -260,14 +393,14 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     }
 
     /// Runs the agent on `request` and a driver that applies its events;
-    /// `state` is the locked state of `live`. A `new` task becomes visible
+    /// `state` is the locked state of `live`. A new task becomes visible
     /// to the other methods at its first event.
     fn run_turn(
         &self,
         state: &mut LiveState,
         live: Arc<LiveTask>,
         request: RequestContext,
-        new: bool,
+        starts: Starts,
     ) -> watch::Receiver<TurnState> {
         let (sender, receiver) = mpsc::channel::<AgentEvent>(AGENT_BACKLOG);
         let sink = EventSink::new(sender, request.task_id.clone(), request.context_id.clone());
@@ -277,13 +410,44 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             Some(tokio::spawn(async move { agent.execute(request, sink).await }).abort_handle());
         let shared = self.shared.clone();
         let task_id = state.task.id.clone();
-        let register = new.then_some(move |live: Arc<LiveTask>| {
-            let mut map = shared.live.lock().expect("live map poisoned");
-            map.insert(task_id, live);
-        });
-        let (store, shared) = (self.shared.store.clone(), self.shared.clone());
+        let (register, webhook) = match starts {
+            Starts::NewTask(webhook) => {
+                let register = move |live: Arc<LiveTask>| {
+                    let mut map = shared.live.lock().expect("live map poisoned");
+                    map.insert(task_id, live);
+                };
+                (Some(register), webhook)
+            }
+            Starts::NextTurn => (None, None),
+        };
+        let (store, shared, push) = (
+            self.shared.store.clone(),
+            self.shared.clone(),
+            self.push.clone(),
+        );
         tokio::spawn(async move {
+            let kept = match (&push, webhook) {
+                // Kept before the driver applies the first event, so the
+                // webhook gets every update. The message may be answered by
+                // then: a store that fails costs the task its pushes, not
+                // its work.
+                (Some(push), Some(config)) => push.keep(config.clone()).await.ok().map(|()| config),
+                _ => None,
+            };
             drive_turn(store, live.clone(), receiver, register).await;
+            let replied = matches!(
+                *live.state.lock().await.turn.borrow(),
+                TurnState::Replied(_)
+            );
+            if let (Some(push), Some(config), true) = (push, kept, replied) {
+                // The agent answered with a message: no task was made for
+                // the webhook to hear of.
+                let (task_id, id) = (
+                    config.task_id.unwrap_or_default(),
+                    config.id.unwrap_or_default(),
+                );
+                let _ = push.configs.delete(&task_id, &id).await;
+            }
             shared.retire(&live).await;
         });
         turn
@@ -301,6 +465,14 @@ impl<E, S> Shared<E, S> {
                 .remove(&task.id);
         }
     }
+}
+
+/// What a turn starts.
+enum Starts {
+    /// A new task, with the webhook its message configures, if any.
+    NewTask(Option<TaskPushNotificationConfig>),
+    /// The next turn of a task that waited for input.
+    NextTurn,
 }
 
 /// A turn as `SendMessage` sees it.
@@ -425,7 +597,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
                 TurnState::Replied(message) => {
                     Ok(stream::iter([Ok(StreamResponse::Message(message))]).boxed())
                 }
-                TurnState::Task(task) => Ok(self.follow(&task.id, true).await?),
+                TurnState::Task(task) => Ok(self.follow(&task.id, &self.owner(cx), true).await?),
                 TurnState::Pending => {
                     Err(A2aError::internal("the turn ended without an answer").into())
                 }
@@ -436,7 +608,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
     async fn get_task(&self, cx: &Context, request: GetTaskRequest) -> Result<Task, A2aError> {
         check_version(cx)?;
         Ok(self
-            .load(&request.id)
+            .load(&request.id, &self.owner(cx))
             .await?
             .with_history_length(request.history_length))
     }
@@ -464,6 +636,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
             ),
         };
         let query = TaskQuery {
+            owner: self.owner(cx),
             context_id: request.context_id.filter(|c| !c.is_empty()),
             state: request.status.filter(|s| *s != TaskState::Unspecified),
             status_after,
@@ -496,7 +669,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         request: CancelTaskRequest,
     ) -> Result<Task, A2aError> {
         check_version(cx)?;
-        let live = self.live(&request.id).await?;
+        let live = self.live(&request.id, &self.owner(cx)).await?;
         let task = live.state.lock().await.task.clone();
         if task.status.state.is_terminal() {
             return Err(A2aError::task_not_cancelable(&request.id));
@@ -521,43 +694,81 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         request: SubscribeToTaskRequest,
     ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
         check_version(cx)?;
-        Ok(self.follow(&request.id, false).await?)
+        Ok(self.follow(&request.id, &self.owner(cx), false).await?)
     }
 
     async fn create_task_push_notification_config(
         &self,
         cx: &Context,
-        _config: TaskPushNotificationConfig,
+        config: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        let Some(task_id) = config.task_id.clone().filter(|id| !id.is_empty()) else {
+            return Err(A2aError::invalid_params("taskId", "the task is required"));
+        };
+        let live = self.live(&task_id, &self.owner(cx)).await?;
+        let config = self.checked_webhook(config)?;
+        // Under the task's lock, as its updates are pushed: the webhook gets
+        // every update after this one, whole.
+        let _state = live.state.lock().await;
+        push.keep(config.clone()).await?;
+        Ok(config)
     }
 
     async fn get_task_push_notification_config(
         &self,
         cx: &Context,
-        _request: TaskPushNotificationConfigRequest,
+        request: TaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        self.load(&request.task_id, &self.owner(cx)).await?;
+        push.configs
+            .get(&request.task_id, &request.id)
+            .await
+            .map_err(store_failed)?
+            // The specification's answer to a configuration that is not there.
+            .ok_or_else(|| A2aError::task_not_found(&request.task_id))
     }
 
     async fn list_task_push_notification_configs(
         &self,
         cx: &Context,
-        _request: ListTaskPushNotificationConfigsRequest,
+        request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        self.load(&request.task_id, &self.owner(cx)).await?;
+        // One page always holds them all: a task has at most MAX_CONFIGS_PER_TASK.
+        let configs = push
+            .configs
+            .list(&request.task_id)
+            .await
+            .map_err(store_failed)?;
+        Ok(ListTaskPushNotificationConfigsResponse {
+            configs,
+            next_page_token: String::new(),
+        })
     }
 
     async fn delete_task_push_notification_config(
         &self,
         cx: &Context,
-        _request: TaskPushNotificationConfigRequest,
+        request: TaskPushNotificationConfigRequest,
     ) -> Result<serde_json::Value, A2aError> {
         check_version(cx)?;
-        Err(A2aError::push_notification_not_supported())
+        let push = self.pusher()?;
+        let live = self.live(&request.task_id, &self.owner(cx)).await?;
+        // Under the task's lock, as its updates are pushed: once this
+        // answers, no update goes to the webhook, not even one on its way.
+        let _state = live.state.lock().await;
+        push.configs
+            .delete(&request.task_id, &request.id)
+            .await
+            .map_err(store_failed)?;
+        push.sender.forget(&request.task_id, &request.id);
+        Ok(serde_json::Value::Object(serde_json::Map::new()))
     }
 
     async fn get_extended_agent_card(
@@ -566,9 +777,20 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         _request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, A2aError> {
         check_version(cx)?;
-        Err(A2aError::unsupported_operation(
-            "this agent has no extended card",
-        ))
+        let Some(card) = &self.extended_card else {
+            // The card says `extendedAgentCard: false`: the specification's
+            // answer to a method the agent does not offer.
+            return Err(A2aError::unsupported_operation(
+                "this agent has no extended card",
+            ));
+        };
+        if self.caller(cx).is_none() {
+            return Err(A2aError::extended_agent_card_not_configured());
+        }
+        let mut card = AgentCard::clone(card);
+        // What the handler does is the same whichever card describes it.
+        card.capabilities = self.card.capabilities.clone();
+        Ok(card)
     }
 }
 
@@ -580,9 +802,10 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     async fn follow(
         &self,
         id: &str,
+        owner: &str,
         retry: bool,
     ) -> Result<BoxStream<'static, RpcResult<StreamResponse>>, A2aError> {
-        let live = self.live(id).await?;
+        let live = self.live(id, owner).await?;
         let state = live.state.lock().await;
         if state.task.status.state.is_terminal() && !retry {
             return Err(A2aError::unsupported_operation(

@@ -8,6 +8,7 @@ use tokio::sync::{Mutex, broadcast, mpsc, watch};
 use tokio::task::AbortHandle;
 
 use super::executor::AgentEvent;
+use super::notifier::PushNotifier;
 use super::store::TaskStore;
 use crate::error::A2aError;
 use crate::types::{
@@ -51,6 +52,10 @@ pub(crate) struct LiveTask {
 /// subscribes under it misses nothing and sees nothing twice.
 pub(crate) struct LiveState {
     pub(crate) task: Task,
+    /// Who created the task (`""` without authentication): only they see it.
+    pub(crate) owner: String,
+    /// Where the task's updates are pushed, when the handler pushes them.
+    pub(crate) push: Option<Arc<PushNotifier>>,
     /// The running turn's agent, stopped on cancel.
     pub(crate) running: Option<AbortHandle>,
     /// The current turn's state, for `SendMessage` to wait on.
@@ -58,12 +63,20 @@ pub(crate) struct LiveState {
 }
 
 impl LiveTask {
-    /// A live task starting from `task`.
-    pub(crate) fn new(task: Task, turn: TurnState) -> Arc<Self> {
+    /// A live task starting from `task`, owned by `owner`, its updates
+    /// pushed through `push`.
+    pub(crate) fn new(
+        task: Task,
+        owner: String,
+        push: Option<Arc<PushNotifier>>,
+        turn: TurnState,
+    ) -> Arc<Self> {
         let (events, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
         Arc::new(LiveTask {
             state: Mutex::new(LiveState {
                 task,
+                owner,
+                push,
                 running: None,
                 turn: watch::channel(turn).0,
             }),
@@ -146,7 +159,7 @@ impl LiveState {
         .await
     }
 
-    /// Stores the task, then broadcasts `event` and the turn's new state.
+    /// Stores the task, then pushes and broadcasts `event` and the turn's new state.
     pub(crate) async fn publish(
         &mut self,
         store: &impl TaskStore,
@@ -154,9 +167,12 @@ impl LiveState {
         event: StreamResponse,
     ) -> Result<(), A2aError> {
         store
-            .save(self.task.clone())
+            .save(self.task.clone(), &self.owner)
             .await
             .map_err(|err| A2aError::internal(&err.to_string()))?;
+        if let Some(push) = &self.push {
+            push.notify(&self.task.id, &event).await;
+        }
         // No subscriber is not an error: the event is in the stored task.
         let _ = events.send(event);
         self.turn.send_replace(TurnState::Task(self.task.clone()));

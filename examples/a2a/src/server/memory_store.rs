@@ -14,9 +14,17 @@ pub struct InMemoryTaskStore {
     tasks: Mutex<Tasks>,
 }
 
+#[derive(Debug)]
+struct Stored {
+    seq: u64,
+    owner: String,
+    task: Task,
+}
+
 #[derive(Debug, Default)]
 struct Tasks {
-    by_id: HashMap<String, (u64, Task)>,
+    /// Each task with the sequence number of its latest save and its owner.
+    by_id: HashMap<String, Stored>,
     saves: u64,
 }
 
@@ -28,16 +36,21 @@ impl InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    async fn load(&self, id: &str) -> Result<Option<Task>, StoreError> {
+    async fn load(&self, id: &str, owner: &str) -> Result<Option<Task>, StoreError> {
         let tasks = self.tasks.lock().expect("task map poisoned");
-        Ok(tasks.by_id.get(id).map(|(_, task)| task.clone()))
+        let stored = tasks.by_id.get(id).filter(|stored| stored.owner == owner);
+        Ok(stored.map(|stored| stored.task.clone()))
     }
 
-    async fn save(&self, task: Task) -> Result<(), StoreError> {
+    async fn save(&self, task: Task, owner: &str) -> Result<(), StoreError> {
         let mut tasks = self.tasks.lock().expect("task map poisoned");
         tasks.saves += 1;
-        let seq = tasks.saves;
-        tasks.by_id.insert(task.id.clone(), (seq, task));
+        let stored = Stored {
+            seq: tasks.saves,
+            owner: owner.to_owned(),
+            task,
+        };
+        tasks.by_id.insert(stored.task.id.clone(), stored);
         Ok(())
     }
 
@@ -50,8 +63,8 @@ impl TaskStore for InMemoryTaskStore {
         let mut matching: Vec<(u64, &Task)> = tasks
             .by_id
             .values()
-            .filter(|(_, task)| matches(query, task))
-            .map(|(seq, task)| (*seq, task))
+            .filter(|stored| stored.owner == query.owner && matches(query, &stored.task))
+            .map(|stored| (stored.seq, &stored.task))
             .collect();
         matching.sort_unstable_by_key(|(seq, _)| std::cmp::Reverse(*seq));
         let total_size = matching.len();
@@ -96,9 +109,10 @@ mod tests {
     async fn pages_run_latest_first_and_filter() {
         let store = InMemoryTaskStore::new();
         for (id, context) in [("a", "x"), ("b", "y"), ("c", "x"), ("d", "x")] {
-            store.save(task(id, context)).await.unwrap();
+            store.save(task(id, context), "").await.unwrap();
         }
-        store.save(task("a", "x")).await.unwrap(); // `a` is now the latest updated
+        store.save(task("e", "x"), "bob").await.unwrap(); // not ours
+        store.save(task("a", "x"), "").await.unwrap(); // `a` is now the latest updated
         let mut query = TaskQuery {
             context_id: Some("x".into()),
             page_size: 2,
@@ -114,6 +128,8 @@ mod tests {
         let second = store.list(&query).await.unwrap();
         assert_eq!(ids(&second), ["c"]);
         assert_eq!(second.next_page_token, None);
+        assert!(store.load("e", "").await.unwrap().is_none());
+        assert!(store.load("e", "bob").await.unwrap().is_some());
         query.page_token = Some("nonsense".into());
         assert!(matches!(
             store.list(&query).await,

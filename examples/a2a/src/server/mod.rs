@@ -3,16 +3,25 @@
 //! [`TaskStore`].
 
 mod auth;
+mod dedup;
 mod executor;
 mod handler;
 mod live;
 mod memory_store;
+mod notifier;
+mod push;
+mod push_sender;
+mod push_store;
 mod store;
 
 pub use auth::BearerAuth;
+pub use dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES};
 pub use executor::{AgentExecutor, Caller, EventSink, RequestContext, TurnEnded};
 pub use handler::RequestHandler;
 pub use memory_store::InMemoryTaskStore;
+pub use push::{MAX_CONFIGS_PER_TASK, PushSettings};
+pub use push_sender::TOKEN_HEADER;
+pub use push_store::{InMemoryPushConfigStore, PushConfigStore};
 pub use store::{StoreError, TaskPage, TaskQuery, TaskStore, matches, status_time};
 
 /// A fresh id for a task, a context or a message: a random UUID, as the

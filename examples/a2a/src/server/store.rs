@@ -8,14 +8,20 @@ use time::OffsetDateTime;
 
 use crate::types::{Task, TaskState};
 
-/// Keeps tasks. `save` replaces the task of the same id and marks it as the
-/// latest updated; `list` pages through them, the latest updated first.
+/// Keeps tasks, each with its owner: the name of the caller that created
+/// it, `""` when the server does not authenticate callers. A task is seen
+/// only by its owner. `save` replaces the task of the same id and marks it as
+/// the latest updated; `list` pages through them, the latest updated first.
 pub trait TaskStore: Send + Sync + 'static {
-    /// The task of that id.
-    fn load(&self, id: &str) -> impl Future<Output = Result<Option<Task>, StoreError>> + Send;
+    /// The task of that id, when `owner` owns it.
+    fn load(
+        &self,
+        id: &str,
+        owner: &str,
+    ) -> impl Future<Output = Result<Option<Task>, StoreError>> + Send;
 
-    /// Stores the task as it now stands.
-    fn save(&self, task: Task) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Stores the task as it now stands; `owner` is the one it was created with.
+    fn save(&self, task: Task, owner: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// One page of the tasks that match `query`.
     fn list(&self, query: &TaskQuery) -> impl Future<Output = Result<TaskPage, StoreError>> + Send;
@@ -24,6 +30,8 @@ pub trait TaskStore: Send + Sync + 'static {
 /// Which tasks `list` returns.
 #[derive(Clone, Debug, Default)]
 pub struct TaskQuery {
+    /// Only the tasks of this owner (`""`: those created without authentication).
+    pub owner: String,
     /// Only the tasks of this conversation.
     pub context_id: Option<String>,
     /// Only the tasks in this state.

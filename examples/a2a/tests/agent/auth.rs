@@ -1,7 +1,9 @@
 //! Bearer authentication, the version header and batches, at the HTTP level.
 
-use typed_rpc::ClientError;
-use typed_rpc_a2a::types::SendMessageResponse;
+use typed_rpc::{CallError, ClientError};
+use typed_rpc_a2a::A2aError;
+use typed_rpc_a2a::server::BearerAuth;
+use typed_rpc_a2a::types::*;
 
 use crate::support::*;
 
@@ -111,4 +113,123 @@ async fn the_executor_sees_who_called() {
         };
         assert_eq!(message.first_text(), Some(name));
     }
+}
+
+#[tokio::test]
+async fn a_task_is_seen_only_by_the_caller_that_created_it() {
+    let auth = BearerAuth::default()
+        .token("alice-token", "alice")
+        .token("bob-token", "bob");
+    let addr = start_configured(Some(auth), |handler| handler).await;
+    let alice = client_with(addr, Some("alice-token")).await;
+    let bob = client_with(addr, Some("bob-token")).await;
+    let mut request = send(user("slow 20"));
+    request.configuration = Some(SendMessageConfiguration {
+        return_immediately: true,
+        ..Default::default()
+    });
+    let SendMessageResponse::Task(task) = alice.send_message(request).await.unwrap() else {
+        panic!("a task");
+    };
+    let get = |id: &str| GetTaskRequest {
+        id: id.into(),
+        history_length: None,
+    };
+    let not_found = |result: Result<Task, CallError<A2aError>>| {
+        matches!(result, Err(CallError::App(A2aError::TaskNotFound(_))))
+    };
+    assert!(not_found(bob.get_task(get(&task.id)).await));
+    let cancel = CancelTaskRequest {
+        id: task.id.clone(),
+        metadata: None,
+    };
+    assert!(not_found(bob.cancel_task(cancel.clone()).await));
+    let subscribe = bob
+        .subscribe_to_task(SubscribeToTaskRequest {
+            id: task.id.clone(),
+        })
+        .await;
+    let code = subscribe
+        .err()
+        .and_then(|e| e.rpc_error().map(|e| e.code()));
+    assert_eq!(code, Some(-32001));
+    let bobs = bob.list_tasks(ListTasksRequest::default()).await.unwrap();
+    assert_eq!(bobs.total_size, 0);
+    // A message from bob continuing alice's task is refused the same way.
+    let mut intrusion = user("upper mine now");
+    intrusion.task_id = Some(task.id.clone());
+    let continued = bob.send_message(send(intrusion)).await;
+    assert!(
+        matches!(continued, Err(CallError::App(A2aError::TaskNotFound(_)))),
+        "{continued:?}"
+    );
+
+    assert_eq!(alice.get_task(get(&task.id)).await.unwrap().id, task.id);
+    let alices = alice.list_tasks(ListTasksRequest::default()).await.unwrap();
+    assert_eq!(alices.total_size, 1);
+    let canceled = alice.cancel_task(cancel).await.unwrap();
+    assert_eq!(canceled.status.state, TaskState::Canceled);
+}
+
+#[tokio::test]
+async fn the_extended_card_is_served_to_an_authenticated_caller() {
+    let auth = BearerAuth::default().token(TOKEN, "tester");
+    let addr = start_configured(Some(auth), |handler| {
+        let mut extended = handler.card().clone();
+        extended.description = "for callers with a token".into();
+        handler.with_extended_card(extended)
+    })
+    .await;
+    let card = fetch_card(addr).await;
+    assert_eq!(card.capabilities.extended_agent_card, Some(true));
+    assert_ne!(card.description, "for callers with a token");
+    let agent = client_with(addr, Some(TOKEN)).await;
+    let extended = agent
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(extended.description, "for callers with a token");
+    assert_eq!(extended.capabilities, card.capabilities);
+    let anonymous = client(addr).await;
+    let refused = anonymous
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    let status = refused.err().and_then(|e| match ClientError::from(e) {
+        ClientError::Http(http) => Some(http.status()),
+        _ => None,
+    });
+    assert_eq!(status, Some(401));
+}
+
+#[tokio::test]
+async fn without_an_extended_card_or_anyone_to_serve_it_to_the_method_is_refused() {
+    let addr = start().await;
+    assert_eq!(
+        fetch_card(addr).await.capabilities.extended_agent_card,
+        Some(false)
+    );
+    let none = client(addr)
+        .await
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    assert!(
+        matches!(none, Err(CallError::App(A2aError::UnsupportedOperation(_)))),
+        "{none:?}"
+    );
+    let unauthenticated = start_configured(None, |handler| {
+        let extended = handler.card().clone();
+        handler.with_extended_card(extended)
+    })
+    .await;
+    let refused = client(unauthenticated)
+        .await
+        .get_extended_agent_card(GetExtendedAgentCardRequest::default())
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(CallError::App(A2aError::ExtendedAgentCardNotConfigured(_)))
+        ),
+        "{refused:?}"
+    );
 }

@@ -2,6 +2,7 @@
 //! generated client as an A2A user would call it.
 
 mod auth;
+mod push;
 mod skills;
 mod support;
 mod tasks;

@@ -26,18 +26,33 @@ pub async fn start_with_token() -> SocketAddr {
 }
 
 async fn serve(token: Option<&str>) -> SocketAddr {
+    let auth = token.map(|token| BearerAuth::default().token(token, "tester"));
+    start_configured(auth, |handler| handler).await
+}
+
+/// The text agent taking the callers of `auth`, its handler set up by `configure`.
+pub async fn start_configured(
+    auth: Option<BearerAuth>,
+    configure: impl FnOnce(TextHandler) -> TextHandler,
+) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut agent_card = card(&format!("http://{addr}{ENDPOINT_PATH}"));
-    let auth = token.map(|token| BearerAuth::default().token(token, "tester"));
     if auth.is_some() {
         agent_card = with_bearer(agent_card);
     }
-    let handler = RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card);
+    let handler = configure(RequestHandler::new(
+        TextAgent,
+        InMemoryTaskStore::new(),
+        agent_card,
+    ));
     let app = app(handler, auth).unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
+
+/// The handler of the agents the tests start.
+pub type TextHandler = RequestHandler<TextAgent, InMemoryTaskStore>;
 
 /// A plain HTTP/1.1 exchange: the status, the headers (lower-cased) and the body.
 pub async fn http(addr: SocketAddr, request: &str) -> (u16, String, String) {

@@ -338,3 +338,23 @@ async fn a_subscriber_stays_through_an_input_required_turn_until_the_task_ends()
     };
     assert_eq!(last.status.state, TaskState::Completed);
 }
+
+#[tokio::test]
+async fn a_message_id_past_the_deduplication_bound_starts_new_work() {
+    let addr = start_configured(None, |handler| {
+        handler.deduplication_window(2, std::time::Duration::from_secs(600))
+    })
+    .await;
+    let agent = client(addr).await;
+    let first = user("upper one");
+    let first_task = task(agent.send_message(send(first.clone())).await.unwrap());
+    let retried = task(agent.send_message(send(first.clone())).await.unwrap());
+    assert_eq!(retried.id, first_task.id, "within the bound a retry joins");
+    for text in ["upper two", "upper three"] {
+        agent.send_message(send(user(text))).await.unwrap();
+    }
+    let late = task(agent.send_message(send(first)).await.unwrap());
+    assert_ne!(late.id, first_task.id, "two newer messages pushed it out");
+    let all = agent.list_tasks(ListTasksRequest::default()).await.unwrap();
+    assert_eq!(all.total_size, 4);
+}

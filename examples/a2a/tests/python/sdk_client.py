@@ -10,7 +10,8 @@ HTTP status>}`. Every task a scenario makes is in a context of its own, so
 scenarios can share one agent in any order.
 
 Scenarios: card, send, return-immediately, stream, history, list, cancel,
-subscribe, unknown-task, input-required, auth, retry.
+subscribe, unknown-task, input-required, auth, retry, extended-card,
+push-configs.
 """
 
 import argparse
@@ -31,14 +32,20 @@ from a2a.client import (
 )
 from a2a.helpers.proto_helpers import get_text_parts, new_text_part
 from a2a.types.a2a_pb2 import (
+    AuthenticationInfo,
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
     SubscribeToTaskRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP, A2AError
@@ -408,6 +415,121 @@ async def retry(agent: Agent) -> dict:
     }
 
 
+async def extended_card(agent: Agent) -> dict:
+    if not agent.token:
+        raise SystemExit("the extended-card scenario needs --token")
+    public = await agent.resolve()
+    client = await agent.client(streaming=False)
+    extended = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
+    anonymous = await agent.client(streaming=False, token="")
+    return {
+        "publicExtendedAgentCard": public.capabilities.extended_agent_card,
+        "publicDescription": public.description,
+        "publicProvider": public.provider.organization,
+        "extendedDescription": extended.description,
+        "extendedProvider": extended.provider.organization,
+        "withoutToken": await attempt(
+            anonymous.get_extended_agent_card(GetExtendedAgentCardRequest())
+        ),
+    }
+
+
+class Webhook:
+    """A webhook on loopback, in plain asyncio: every POST it answers 200, keeping its headers and JSON."""
+
+    def __init__(self) -> None:
+        self.posts: list[dict] = []
+        self.terminal = asyncio.Event()
+        self.url = ""
+        self._server = None
+
+    async def start(self) -> "Webhook":
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}/hook"
+        return self
+
+    async def _serve(self, reader, writer) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        name, value = line.split(":", 1)
+                        headers[name.strip().lower()] = value.strip()
+                body = json.loads(await reader.readexactly(int(headers.get("content-length", "0"))))
+                self.posts.append({"headers": headers, "body": body})
+                state = body.get("statusUpdate", {}).get("status", {}).get("state")
+                if state in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"):
+                    self.terminal.set()
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def close(self) -> None:
+        self._server.close()
+
+
+async def push_configs(agent: Agent) -> dict:
+    hook = await Webhook().start()
+    try:
+        card = await agent.resolve()
+        client = await agent.client(streaming=False)
+        started = await send_once(
+            client, send_request(user_message("slow 6", new_context()), return_immediately=True)
+        )
+        task_id = started["id"]
+        created = await client.create_task_push_notification_config(
+            TaskPushNotificationConfig(
+                task_id=task_id,
+                url=hook.url,
+                token="sdk-token",
+                authentication=AuthenticationInfo(scheme="Bearer", credentials="sdk-credentials"),
+            )
+        )
+        got = await client.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=task_id, id=created.id)
+        )
+        listed = await client.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        )
+        await asyncio.wait_for(hook.terminal.wait(), 20)
+        await client.delete_task_push_notification_config(
+            DeleteTaskPushNotificationConfigRequest(task_id=task_id, id=created.id)
+        )
+        after = await client.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        )
+        gone = await attempt(
+            client.get_task_push_notification_config(
+                GetTaskPushNotificationConfigRequest(task_id=task_id, id=created.id)
+            )
+        )
+        return {
+            "pushNotifications": card.capabilities.push_notifications,
+            "createdId": created.id,
+            "createdTaskId": created.task_id,
+            "gotUrl": got.url,
+            "hookUrl": hook.url,
+            "listed": [c.id for c in listed.configs],
+            "listedAfterDelete": [c.id for c in after.configs],
+            "getAfterDelete": gone,
+            "tokens": sorted({p["headers"].get("x-a2a-notification-token", "") for p in hook.posts}),
+            "authorizations": sorted({p["headers"].get("authorization", "") for p in hook.posts}),
+            "taskIds": sorted(
+                {next(iter(p["body"].values())).get("taskId", "") for p in hook.posts if "task" not in p["body"]}
+            ),
+            "lastState": hook.posts[-1]["body"]["statusUpdate"]["status"]["state"],
+        }
+    finally:
+        await hook.close()
+
+
 SCENARIOS = {
     "card": card,
     "send": send,
@@ -421,6 +543,8 @@ SCENARIOS = {
     "input-required": input_required,
     "auth": auth,
     "retry": retry,
+    "extended-card": extended_card,
+    "push-configs": push_configs,
 }
 
 

@@ -1,0 +1,260 @@
+//! Delivering task updates to webhooks in the background: a bounded queue
+//! and one sender task per webhook of a task, so updates reach each webhook
+//! in order, and a slow or dead one holds up nothing but itself.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderValue, Request, StatusCode, Uri, header};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use tokio::sync::Notify;
+use tokio::task::AbortHandle;
+
+use super::push::PushSettings;
+use crate::types::TaskPushNotificationConfig;
+
+/// The header carrying a configuration's `token`, as the reference SDK sends it.
+pub const TOKEN_HEADER: &str = "x-a2a-notification-token";
+
+/// The media type of a webhook body, a `StreamResponse`.
+const BODY_TYPE: &str = "application/a2a+json";
+
+/// How much of a webhook's answer is read (so its connection can be reused).
+const ANSWER_LIMIT: usize = 64 * 1024;
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// The webhooks' queues, by task and configuration id.
+pub(crate) struct PushSender {
+    client: HttpClient,
+    settings: Arc<PushSettings>,
+    routes: Mutex<HashMap<(String, String), Route>>,
+}
+
+/// One webhook's queue and the task sending from it.
+struct Route {
+    queue: Arc<Queue>,
+    sender: AbortHandle,
+}
+
+/// Updates waiting for one webhook, the oldest dropped when full.
+struct Queue {
+    bodies: Mutex<VecDeque<Bytes>>,
+    ready: Notify,
+    /// No more updates come: send what is queued, then stop.
+    closed: AtomicBool,
+}
+
+impl PushSender {
+    pub(crate) fn new(settings: PushSettings) -> Self {
+        PushSender {
+            client: Client::builder(TokioExecutor::new()).build_http(),
+            settings: Arc::new(settings),
+            routes: Mutex::default(),
+        }
+    }
+
+    /// The delivery settings, webhook policy included.
+    pub(crate) fn settings(&self) -> &PushSettings {
+        &self.settings
+    }
+
+    /// Queues `body`, an update of the task `task_id`, for each of its
+    /// webhooks `configs`. After the task's `last` update, its queues close
+    /// and their senders stop once they have sent what is queued.
+    pub(crate) fn send(
+        &self,
+        task_id: &str,
+        configs: &[TaskPushNotificationConfig],
+        body: Bytes,
+        last: bool,
+    ) {
+        let mut routes = self.routes.lock().expect("push routes poisoned");
+        for config in configs {
+            let key = (task_id.to_owned(), config.id.clone().unwrap_or_default());
+            let route = match routes.get(&key) {
+                Some(route) => route,
+                None => match self.route(config) {
+                    Some(route) => routes.entry(key).or_insert(route),
+                    None => continue,
+                },
+            };
+            route.queue.push(body.clone(), self.settings.queue);
+        }
+        if last {
+            routes.retain(|(task, _), route| {
+                let keep = task != task_id;
+                if !keep {
+                    route.queue.close();
+                }
+                keep
+            });
+        }
+    }
+
+    /// Stops delivering to the webhook `id` of the task `task_id`, dropping what is queued.
+    pub(crate) fn forget(&self, task_id: &str, id: &str) {
+        let key = (task_id.to_owned(), id.to_owned());
+        if let Some(route) = self
+            .routes
+            .lock()
+            .expect("push routes poisoned")
+            .remove(&key)
+        {
+            route.sender.abort();
+        }
+    }
+
+    /// A queue for `config` and the task that sends from it; `None` for a
+    /// URL the policy no longer takes.
+    fn route(&self, config: &TaskPushNotificationConfig) -> Option<Route> {
+        let webhook = Webhook::new(config, self.settings.webhook_uri(&config.url).ok()?)?;
+        let queue = Arc::new(Queue {
+            bodies: Mutex::default(),
+            ready: Notify::new(),
+            closed: AtomicBool::new(false),
+        });
+        let (client, settings, from) = (self.client.clone(), self.settings.clone(), queue.clone());
+        let sender = tokio::spawn(async move {
+            while let Some(body) = from.next().await {
+                webhook.deliver(&client, &settings, body).await;
+            }
+        });
+        Some(Route {
+            queue,
+            sender: sender.abort_handle(),
+        })
+    }
+}
+
+impl Queue {
+    fn push(&self, body: Bytes, capacity: usize) {
+        let mut bodies = self.bodies.lock().expect("push queue poisoned");
+        while bodies.len() >= capacity {
+            bodies.pop_front();
+        }
+        bodies.push_back(body);
+        drop(bodies);
+        self.ready.notify_one();
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.ready.notify_one();
+    }
+
+    /// The oldest queued update; `None` once closed and empty.
+    async fn next(&self) -> Option<Bytes> {
+        loop {
+            if let Some(body) = self.bodies.lock().expect("push queue poisoned").pop_front() {
+                return Some(body);
+            }
+            if self.closed.load(Ordering::Acquire) {
+                return None;
+            }
+            // `notify_one` keeps a permit when no one waits, so a push
+            // between the check above and this wait is not missed.
+            self.ready.notified().await;
+        }
+    }
+}
+
+/// Where and how one configuration's updates are POSTed.
+struct Webhook {
+    uri: Uri,
+    token: Option<HeaderValue>,
+    authorization: Option<HeaderValue>,
+}
+
+impl Webhook {
+    /// `None` when a header would be invalid (the handler refuses those first).
+    fn new(config: &TaskPushNotificationConfig, uri: Uri) -> Option<Self> {
+        let token = match &config.token {
+            Some(token) => Some(HeaderValue::from_str(token).ok()?),
+            None => None,
+        };
+        let authorization = match &config.authentication {
+            Some(auth) => {
+                let credentials = auth.credentials.as_deref().unwrap_or_default();
+                Some(HeaderValue::from_str(&format!("{} {credentials}", auth.scheme)).ok()?)
+            }
+            None => None,
+        };
+        Some(Webhook {
+            uri,
+            token,
+            authorization,
+        })
+    }
+
+    fn request(&self, body: Bytes) -> Request<Full<Bytes>> {
+        let mut request = Request::post(self.uri.clone())
+            .header(header::CONTENT_TYPE, BODY_TYPE)
+            .body(Full::new(body))
+            .expect("a request of checked parts builds");
+        let headers = request.headers_mut();
+        if let Some(token) = &self.token {
+            headers.insert(TOKEN_HEADER, token.clone());
+        }
+        if let Some(authorization) = &self.authorization {
+            headers.insert(header::AUTHORIZATION, authorization.clone());
+        }
+        request
+    }
+
+    /// POSTs `body`, retrying as `settings` say; gives up after the last attempt.
+    async fn deliver(&self, client: &HttpClient, settings: &PushSettings, body: Bytes) {
+        let mut backoff = settings.first_backoff;
+        for attempt in 1..=settings.attempts {
+            let answered = tokio::time::timeout(settings.timeout, async {
+                let answer = client.request(self.request(body.clone())).await.ok()?;
+                let status = answer.status();
+                let _ = Limited::new(answer.into_body(), ANSWER_LIMIT)
+                    .collect()
+                    .await;
+                Some(status)
+            })
+            .await;
+            match answered {
+                Ok(Some(status)) if !worth_retrying(status) => return,
+                _ if attempt == settings.attempts => return,
+                _ => {}
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = backoff.saturating_mul(2);
+        }
+    }
+}
+
+/// Whether an answer is a failure a later attempt may not meet; a success is not.
+fn worth_retrying(status: StatusCode) -> bool {
+    status.is_server_error()
+        || status == StatusCode::REQUEST_TIMEOUT
+        || status == StatusCode::TOO_MANY_REQUESTS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_full_queue_drops_its_oldest_update() {
+        let queue = Queue {
+            bodies: Mutex::default(),
+            ready: Notify::new(),
+            closed: AtomicBool::new(false),
+        };
+        for body in ["1", "2", "3"] {
+            queue.push(Bytes::from(body), 2);
+        }
+        queue.close();
+        assert_eq!(queue.next().await, Some(Bytes::from("2")));
+        assert_eq!(queue.next().await, Some(Bytes::from("3")));
+        assert_eq!(queue.next().await, None);
+    }
+}
