@@ -5,13 +5,22 @@ use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-use typed_rpc::transport::Limits;
+use typed_rpc::transport::http::HttpClient;
+use typed_rpc::transport::{Limits, ServerHandle};
 
 use crate::certs::Authority;
 use crate::support::calculator::CalculatorClient;
 use crate::{PATIENCE, https_url, serve_https};
 
 const HEADER_TIMEOUT: Duration = Duration::from_millis(400);
+
+fn https_client(handle: &ServerHandle, authority: &Authority) -> HttpClient {
+    HttpClient::builder(&https_url(handle))
+        .tls(authority.client_tls())
+        .timeout(PATIENCE)
+        .build()
+        .unwrap()
+}
 
 /// Reads until the server closes `stream`, or `PATIENCE` passes.
 async fn closed_after(stream: &mut TcpStream) -> Duration {
@@ -76,14 +85,35 @@ async fn a_silent_peer_holds_a_slot_only_until_room_is_needed() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let client = typed_rpc::transport::http::HttpClient::builder(&https_url(&handle))
-        .tls(authority.client_tls())
-        .timeout(PATIENCE)
-        .build()
-        .unwrap();
-    let client = CalculatorClient::new(client);
+    let client = CalculatorClient::new(https_client(&handle, &authority));
     assert_eq!(client.subtract(3, 1).await.unwrap(), 2);
     let waited = closed_after(&mut silent).await;
     assert!(waited < PATIENCE, "the silent peer kept its slot");
+    assert!(handle.shutdown().await);
+}
+
+/// A call its client gives up on (over HTTP/2, a stream reset while its
+/// connection stays open) is no longer work in flight: the idle connection
+/// gives up its slot when another client needs it.
+#[tokio::test]
+async fn a_stream_its_client_reset_does_not_keep_the_connection_busy() {
+    let authority = Authority::new("test CA");
+    let limits = Limits::default()
+        .max_connections(1)
+        .idle_timeout_at_capacity(Duration::from_millis(100));
+    let handle = serve_https(limits, authority.server_tls()).await;
+    let impatient = HttpClient::builder(&https_url(&handle))
+        .tls(authority.client_tls())
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let impatient = CalculatorClient::new(impatient);
+    assert!(
+        impatient.slow(10_000).await.is_err(),
+        "the call outlived its timeout"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let patient = CalculatorClient::new(https_client(&handle, &authority));
+    assert_eq!(patient.subtract(3, 1).await.unwrap(), 2);
     assert!(handle.shutdown().await);
 }

@@ -112,6 +112,6 @@ impl Origin for Arc<ConnectionState> {
 
     fn answered_later(&self) -> super::respond::AnsweredLater {
         let state = self.clone();
-        Box::new(move || state.answered())
+        super::respond::AnsweredLater::new(move || state.answered())
     }
 }

@@ -36,12 +36,61 @@ pub(super) trait Origin {
     /// event stream) has ended: the same as [`answered`](Origin::answered),
     /// later. Until then the connection counts as serving a request.
     fn answered_later(&self) -> AnsweredLater {
-        Box::new(|| {})
+        AnsweredLater(None)
     }
 }
 
-/// See [`Origin::answered_later`].
-pub(super) type AnsweredLater = Box<dyn FnOnce() + Send>;
+/// See [`Origin::answered_later`]: runs once, when called or dropped, so a
+/// response dropped before its end (its client gone) still counts as
+/// answered.
+pub(super) struct AnsweredLater(Option<Box<dyn FnOnce() + Send>>);
+
+impl AnsweredLater {
+    pub(super) fn new(answered: impl FnOnce() + Send + 'static) -> Self {
+        AnsweredLater(Some(Box::new(answered)))
+    }
+}
+
+impl Drop for AnsweredLater {
+    fn drop(&mut self) {
+        if let Some(answered) = self.0.take() {
+            answered();
+        }
+    }
+}
+
+/// A request its origin counts as being served, from its headers until
+/// the guard is dropped: when the response is made, or when the request's
+/// future is dropped first (an HTTP/2 stream its client reset, a
+/// connection gone), so that a connection never counts a request that is
+/// gone as busy.
+struct Serving<'a, O: Origin> {
+    origin: &'a O,
+    /// Whether the drop still owes the origin its `answered`.
+    owed: bool,
+}
+
+impl<'a, O: Origin> Serving<'a, O> {
+    fn begin(origin: &'a O) -> Self {
+        origin.serving();
+        Serving { origin, owed: true }
+    }
+
+    /// The response outlives the request's future (an event stream): it
+    /// is answered when the stream ends, by what this returns.
+    fn later(mut self) -> AnsweredLater {
+        self.owed = false;
+        self.origin.answered_later()
+    }
+}
+
+impl<O: Origin> Drop for Serving<'_, O> {
+    fn drop(&mut self) {
+        if self.owed {
+            self.origin.answered();
+        }
+    }
+}
 
 /// Answers one HTTP request. A WebSocket handshake's session is left with
 /// the origin's handover when it has one (`serve_http`), and spawned
@@ -64,7 +113,7 @@ where
     O: Origin,
 {
     async move {
-        origin.serving();
+        let serving = Serving::begin(&origin);
         let shared = origin.shared();
         let response = 'response: {
             if request.method() != Method::POST {
@@ -110,12 +159,12 @@ where
             };
             if events {
                 // Its connection is answered when the stream ends.
-                let later = origin.answered_later();
+                let later = serving.later();
                 return Ok(sse::answer(shared, body, context, later).await);
             }
             reply_response(shared.router.handle_with(&body, &context).await)
         };
-        origin.answered();
+        drop(serving);
         Ok(response)
     }
 }
