@@ -8,6 +8,8 @@
 //! | `http` | [`Server::serve_http`], also a `tower::Service` ([`HttpService`]) to mount in axum | [`HttpClient`] |
 //! | `stream` | newline-delimited or `Content-Length` framing over stdio, TCP or any byte stream | TCP, a child process's stdio, any byte stream |
 //! | `ws` | WebSocket upgrades on the port of [`Server::serve_http`] (and of [`HttpService`]), see [`ws`] | [`WsConnector`] |
+//! | `http2` | HTTP/2 on [`Server::serve_http`] too (h2c with prior knowledge) | |
+//! | `tls` | `Server::serve_https` (ALPN `h2` and `http/1.1`), see `tls` | `https://` on [`HttpClient`], `wss://` on [`WsConnector`] |
 //!
 //! Every server enforces the same [`Limits`] and shuts down gracefully
 //! through its [`ServerHandle`]; a [`ServerGroup`] shuts several down as one.
@@ -23,6 +25,8 @@ mod server;
 #[cfg(feature = "stream")]
 pub mod stream;
 mod sync;
+#[cfg(feature = "tls")]
+pub mod tls;
 #[cfg(feature = "ws")]
 pub mod ws;
 

@@ -11,9 +11,10 @@ use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::{self, connect::HttpConnector};
+use hyper_util::client::legacy;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
+use super::connector::{Connector, connector};
 use super::event_stream;
 use super::read_body::{BodyError, read_whole};
 use super::version_1;
@@ -51,7 +52,10 @@ const DEFAULT_MAX_RESPONSE_SIZE: usize = 64 * 1024 * 1024;
 /// - [`Decode`](ClientError::Decode): the reply was not a JSON-RPC response,
 ///   answered another id than the request's, or its result did not fit.
 ///
-/// Plain `http://` only (no TLS). Batches are sent as one `POST`.
+/// `http://`, and with the `tls` feature `https://` (trusting the system's
+/// roots, or those of [`tls`](HttpClientBuilder::tls)), over HTTP/2 when
+/// the server chooses it by ALPN and HTTP/1.1 otherwise. Batches are sent
+/// as one `POST`.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -73,7 +77,7 @@ pub struct HttpClient {
 }
 
 struct Inner {
-    client: legacy::Client<HttpConnector, Full<Bytes>>,
+    client: legacy::Client<Connector, Full<Bytes>>,
     uri: Uri,
     headers: HeaderMap,
     timeout: Option<Duration>,
@@ -110,7 +114,8 @@ impl HttpClient {
     ///
     /// assert!(HttpClient::new("http://127.0.0.1:3000/rpc").is_ok());
     /// assert!(HttpClient::new("not a url").is_err());
-    /// assert!(HttpClient::new("https://example.com/").is_err(), "no TLS");
+    /// # #[cfg(not(feature = "tls"))]
+    /// assert!(HttpClient::new("https://example.com/").is_err(), "no TLS without the `tls` feature");
     /// ```
     pub fn new(url: &str) -> Result<Self, HttpConfigError> {
         HttpClient::builder(url).build()
@@ -140,6 +145,8 @@ impl HttpClient {
             retry: None,
             max_response_size: DEFAULT_MAX_RESPONSE_SIZE,
             version_1: false,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -437,15 +444,35 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     )
 }
 
+/// The schemes the client speaks, as a pattern.
+#[cfg(not(feature = "tls"))]
+macro_rules! SCHEMES {
+    () => {
+        "http"
+    };
+}
+#[cfg(feature = "tls")]
+macro_rules! SCHEMES {
+    () => {
+        "http" | "https"
+    };
+}
+
+/// The schemes the client speaks, as an error says them.
+#[cfg(not(feature = "tls"))]
+const SUPPORTED: &str = "only http:// is supported (https:// with the `tls` feature)";
+#[cfg(feature = "tls")]
+const SUPPORTED: &str = "only http:// and https:// are supported";
+
 fn parse_url(url: &str) -> Result<Uri, HttpConfigError> {
     let uri: Uri = url
         .parse()
         .map_err(|err| HttpConfigError::new(format!("invalid URL `{url}`: {err}")))?;
     match uri.scheme_str() {
-        Some("http") if uri.host().is_some() => Ok(uri),
-        Some("http") => Err(HttpConfigError::new(format!("no host in URL `{url}`"))),
+        Some(SCHEMES!()) if uri.host().is_some() => Ok(uri),
+        Some(SCHEMES!()) => Err(HttpConfigError::new(format!("no host in URL `{url}`"))),
         Some(scheme) => Err(HttpConfigError::new(format!(
-            "unsupported scheme `{scheme}` in `{url}`: only http:// is supported"
+            "unsupported scheme `{scheme}` in `{url}`: {SUPPORTED}"
         ))),
         None => Err(HttpConfigError::new(format!(
             "invalid URL `{url}`: expected http://host[:port][/path]"
@@ -481,6 +508,8 @@ pub struct HttpClientBuilder {
     retry: Option<RetryPolicy>,
     max_response_size: usize,
     version_1: bool,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::transport::tls::ClientTlsConfig>,
 }
 
 impl HttpClientBuilder {
@@ -580,6 +609,23 @@ impl HttpClientBuilder {
         self
     }
 
+    /// Trusts the servers `tls` trusts over `https://`, rather than the
+    /// system's roots (cargo feature `tls`).
+    ///
+    /// ```
+    /// use rpc_runtime::transport::http::HttpClient;
+    /// use rpc_runtime::transport::tls::ClientTlsConfig;
+    ///
+    /// let private = ClientTlsConfig::new(); // .add_root_pem_file("ca.pem")?
+    /// let client = HttpClient::builder("https://127.0.0.1:8443/").tls(private).build().unwrap();
+    /// assert_eq!(client.url().scheme_str(), Some("https"));
+    /// ```
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: crate::transport::tls::ClientTlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
     fn fail(mut self, message: String) -> Self {
         self.error.get_or_insert(HttpConfigError::new(message));
         self
@@ -603,8 +649,10 @@ impl HttpClientBuilder {
         );
         // The first value of each name replaces a default, the next ones add to it.
         headers.extend(self.headers);
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
+        #[cfg(not(feature = "tls"))]
+        let connector = connector(&uri)?;
+        #[cfg(feature = "tls")]
+        let connector = connector(&uri, self.tls)?;
         let client = legacy::Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .build(connector);
@@ -629,7 +677,7 @@ impl HttpClientBuilder {
 /// use rpc_runtime::transport::http::HttpClient;
 ///
 /// let err = HttpClient::new("ftp://127.0.0.1/").unwrap_err();
-/// assert_eq!(err.to_string(), "unsupported scheme `ftp` in `ftp://127.0.0.1/`: only http:// is supported");
+/// assert!(err.to_string().starts_with("unsupported scheme `ftp` in `ftp://127.0.0.1/`: only http://"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfigError {
@@ -637,7 +685,7 @@ pub struct HttpConfigError {
 }
 
 impl HttpConfigError {
-    fn new(message: String) -> Self {
+    pub(super) fn new(message: String) -> Self {
         HttpConfigError { message }
     }
 }

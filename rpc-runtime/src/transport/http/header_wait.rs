@@ -11,7 +11,7 @@
 //!
 //! [`Limits::header_timeout`]: crate::transport::Limits::header_timeout
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::transport::sync::rare_events;
@@ -20,9 +20,10 @@ use crate::transport::sync::rare_events;
 /// to the nearest quarter of the timeout.
 #[derive(Default)]
 pub(super) struct HeaderWait {
-    /// A request is being served (its body has a timeout of its own): no
-    /// headers are awaited.
-    serving: AtomicBool,
+    /// How many requests are being served (their bodies have a timeout of
+    /// their own): while any is, no headers are awaited. A count, not a
+    /// flag: an HTTP/2 connection serves several streams at once.
+    serving: AtomicUsize,
     /// A response was made since the timer last looked: the wait for the
     /// next request's headers began then. (Atomics only because hyper wants
     /// a service it can send between threads; one task writes and reads
@@ -38,14 +39,14 @@ impl HeaderWait {
 
     /// A request's headers are in: it is being served.
     pub(super) fn serving(&self) {
-        self.serving.store(true, Ordering::Relaxed);
+        self.serving.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The request's response is ready: hyper writes it and then waits for
     /// the next request's headers, as its own timer would count.
     pub(super) fn waiting(&self) {
         self.answered.store(true, Ordering::Relaxed);
-        self.serving.store(false, Ordering::Relaxed);
+        self.serving.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Ready once the connection has waited `timeout` for headers (up to a
@@ -56,7 +57,7 @@ impl HeaderWait {
     ) -> rare_events::Quiet<impl FnMut() -> bool + '_> {
         rare_events::quiet(timeout, || {
             let answered = self.answered.swap(false, Ordering::Relaxed);
-            answered || self.serving.load(Ordering::Relaxed)
+            answered || self.serving.load(Ordering::Relaxed) > 0
         })
     }
 }
@@ -83,6 +84,16 @@ mod tests {
         wait.serving();
         let expired = tokio::time::timeout(TIMEOUT * 3, wait.expired(TIMEOUT)).await;
         assert!(expired.is_err(), "expired while serving");
+    }
+
+    #[tokio::test]
+    async fn a_stream_still_served_keeps_the_connection_when_another_is_answered() {
+        let wait = HeaderWait::new();
+        wait.serving();
+        wait.serving();
+        wait.waiting();
+        let expired = tokio::time::timeout(TIMEOUT * 3, wait.expired(TIMEOUT)).await;
+        assert!(expired.is_err(), "expired while a stream was served");
     }
 
     #[tokio::test]

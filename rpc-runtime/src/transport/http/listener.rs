@@ -1,13 +1,14 @@
-//! Serving one accepted TCP connection with hyper, under its timers.
+//! Serving one accepted connection (TCP, or TLS over TCP) with hyper, under
+//! its timers.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::header_wait::HeaderWait;
+use super::protocols::ConnectionBuilder;
 use super::respond::{Origin, respond};
 use super::service::{Handover, Shared};
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
@@ -17,13 +18,15 @@ use crate::transport::sync::registry::Presence;
 /// or the listener needs its slot (`presence`) and the request in flight
 /// (if any) has been answered. A connection upgraded to WebSocket is then
 /// served here, to its end.
-pub(crate) async fn serve_connection(
-    builder: http1::Builder,
-    stream: TcpStream,
+pub(crate) async fn serve_connection<S>(
+    builder: ConnectionBuilder,
+    stream: S,
     peer: SocketAddr,
     shared: Arc<Shared>,
     presence: Arc<Presence>,
-) {
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     // The server's stopping, or the listener's need of the slot.
     let stopping = presence.stop().clone();
     let header_timeout = shared.limits.header_wait();
@@ -40,9 +43,12 @@ pub(crate) async fn serve_connection(
         let state = state.clone();
         move |request| respond(state.clone(), request)
     });
+    #[cfg(not(feature = "http2"))]
     let connection = builder
         .serve_connection(TokioIo::new(stream), service)
         .with_upgrades();
+    #[cfg(feature = "http2")]
+    let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
     let mut connection = std::pin::pin!(connection);
     // The server stopping (first) and the header timeout (second) in one
     // `Rare`: polled only when one of them fires.
@@ -106,6 +112,6 @@ impl Origin for Arc<ConnectionState> {
 
     fn answered_later(&self) -> super::respond::AnsweredLater {
         let state = self.clone();
-        Box::new(move || state.answered())
+        super::respond::AnsweredLater::new(move || state.answered())
     }
 }

@@ -15,11 +15,13 @@
 //! | `cors/` | browser clients: [`Cors`], and the `Origin` checks |
 //! | `refusal.rs` | the HTTP layer's own refusals |
 //! | `listener.rs` | one accepted connection, under its header timeout |
+//! | `protocols.rs` | the HTTP versions a connection speaks (HTTP/2 with the `http2` feature) |
 //! | `read_body.rs` | reading a body whole, up to a limit (server and client) |
 //! | `response_body.rs` | [`ResponseBody`] |
 //! | `sse/` | answering with Server-Sent Events |
 //! | `header_wait.rs` | the header timeout of a kept-alive connection |
 //! | `client.rs` | [`HttpClient`] |
+//! | `connector.rs` | how the client connects: TCP, or TLS with ALPN (the `tls` feature) |
 //! | `forwarded.rs` | the client's address behind a trusted proxy |
 //! | `event_stream.rs` | the client's reading of Server-Sent Events |
 //! | `version_1.rs` | the client's JSON-RPC 1.0 mode |
@@ -29,11 +31,13 @@
 
 mod checks;
 mod client;
+mod connector;
 mod cors;
 mod event_stream;
 mod forwarded;
 mod header_wait;
 mod listener;
+mod protocols;
 mod read_body;
 mod refusal;
 mod respond;
@@ -51,6 +55,7 @@ pub use cors::{Cors, CorsError};
 #[cfg(feature = "ws")]
 pub(crate) use forwarded::client_addr;
 pub(crate) use listener::serve_connection;
+pub(crate) use protocols::{ConnectionBuilder, connection_builder};
 #[cfg(feature = "ws")]
 pub(crate) use refusal::origin_refused;
 #[cfg(feature = "ws")]

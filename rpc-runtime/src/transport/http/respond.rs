@@ -37,12 +37,61 @@ pub(super) trait Origin {
     /// event stream) has ended: the same as [`answered`](Origin::answered),
     /// later. Until then the connection counts as serving a request.
     fn answered_later(&self) -> AnsweredLater {
-        Box::new(|| {})
+        AnsweredLater(None)
     }
 }
 
-/// See [`Origin::answered_later`].
-pub(super) type AnsweredLater = Box<dyn FnOnce() + Send>;
+/// See [`Origin::answered_later`]: runs once, when called or dropped, so a
+/// response dropped before its end (its client gone) still counts as
+/// answered.
+pub(super) struct AnsweredLater(Option<Box<dyn FnOnce() + Send>>);
+
+impl AnsweredLater {
+    pub(super) fn new(answered: impl FnOnce() + Send + 'static) -> Self {
+        AnsweredLater(Some(Box::new(answered)))
+    }
+}
+
+impl Drop for AnsweredLater {
+    fn drop(&mut self) {
+        if let Some(answered) = self.0.take() {
+            answered();
+        }
+    }
+}
+
+/// A request its origin counts as being served, from its headers until
+/// the guard is dropped: when the response is made, or when the request's
+/// future is dropped first (an HTTP/2 stream its client reset, a
+/// connection gone), so that a connection never counts a request that is
+/// gone as busy.
+struct Serving<'a, O: Origin> {
+    origin: &'a O,
+    /// Whether the drop still owes the origin its `answered`.
+    owed: bool,
+}
+
+impl<'a, O: Origin> Serving<'a, O> {
+    fn begin(origin: &'a O) -> Self {
+        origin.serving();
+        Serving { origin, owed: true }
+    }
+
+    /// The response outlives the request's future (an event stream): it
+    /// is answered when the stream ends, by what this returns.
+    fn later(mut self) -> AnsweredLater {
+        self.owed = false;
+        self.origin.answered_later()
+    }
+}
+
+impl<O: Origin> Drop for Serving<'_, O> {
+    fn drop(&mut self) {
+        if self.owed {
+            self.origin.answered();
+        }
+    }
+}
 
 /// Answers one HTTP request. A WebSocket handshake's session is left with
 /// the origin's handover when it has one (`serve_http`), and spawned
@@ -65,7 +114,7 @@ where
     O: Origin,
 {
     async move {
-        origin.serving();
+        let serving = Serving::begin(&origin);
         let shared = origin.shared();
         // A browser's request is admitted on its `Origin` before anything
         // else, a preflight answered, before any body is read.
@@ -74,10 +123,7 @@ where
             .as_deref()
             .map(|cors| cors.admit(request.method(), request.uri(), request.headers()))
         {
-            Some(Admission::Answered(response)) => {
-                origin.answered();
-                return Ok(response);
-            }
+            Some(Admission::Answered(response)) => return Ok(response),
             Some(Admission::Serve(grant)) => grant,
             None => None,
         };
@@ -125,7 +171,7 @@ where
             };
             if events {
                 // Its connection is answered when the stream ends.
-                let later = origin.answered_later();
+                let later = serving.later();
                 let mut response = sse::answer(shared, body, context, later).await;
                 if let Some(cors) = &shared.cors {
                     cors.write_grant(grant, response.headers_mut());
@@ -137,7 +183,7 @@ where
         if let Some(cors) = &shared.cors {
             cors.write_grant(grant, response.headers_mut());
         }
-        origin.answered();
+        drop(serving);
         Ok(response)
     }
 }

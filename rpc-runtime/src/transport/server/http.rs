@@ -3,14 +3,17 @@
 
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper::server::conn::http1;
-use tokio::net::ToSocketAddrs;
+use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
 use super::{Lifecycle, Refusals, Server, ServerHandle, accept_loop, bind};
-use crate::transport::http::{HttpService, Shared, Upgrade, serve_connection};
+use crate::transport::http::{
+    ConnectionBuilder, HttpService, Shared, Upgrade, connection_builder, serve_connection,
+};
+use crate::transport::sync::registry::Presence;
 
 /// How the HTTP server answers a WebSocket handshake: upgrades it where
 /// WebSocket is spoken, else not at all.
@@ -66,7 +69,10 @@ impl Server {
     }
 
     /// Serves JSON-RPC over HTTP/1.1 on `addr` until the returned handle is
-    /// shut down.
+    /// shut down; with the `http2` feature, also HTTP/2 with prior knowledge
+    /// (h2c: a client that opens with the HTTP/2 preface, as
+    /// `curl --http2-prior-knowledge` does), under the same limits. For
+    /// `https://`, see [`serve_https`](Server::serve_https).
     ///
     /// Requests are `POST`ed to any path with a JSON body; connections are
     /// kept alive between requests. The answers:
@@ -106,6 +112,14 @@ impl Server {
     /// connection with close code `1001`). WebSocket connections count
     /// against [`Limits::max_connections`](crate::transport::Limits::max_connections) like the others.
     ///
+    /// Over HTTP/2 each stream is a request as above (the statuses are the
+    /// same; an HTTP/2 connection is never refused with a response, only
+    /// closed). A connection serves at most [`Limits::max_in_flight`](crate::transport::Limits::max_in_flight)
+    /// streams at once, the header timeout is its idle timeout once no
+    /// stream is open, and a graceful shutdown sends `GOAWAY` and lets the
+    /// open streams finish. Server-Sent Events work on both versions;
+    /// WebSocket upgrades are HTTP/1.1's.
+    ///
     /// ```no_run
     /// use rpc_runtime::transport::Server;
     /// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
@@ -125,39 +139,66 @@ impl Server {
         let server = self.clone();
         async move {
             let (listener, local_addr) = bind(addr).await?;
-            let shutdown_wait = server.limits.shutdown_wait();
-            let lifecycle = Lifecycle::default();
-            let shared = Arc::new(Shared {
-                router: server.router,
-                limits: server.limits,
-                stopping: lifecycle.stopping.clone(),
-                #[cfg(feature = "ws")]
-                subscriptions: lifecycle.subscriptions.clone(),
-                upgrade: UPGRADE,
-                cors: server.cors,
-            });
-            let mut builder = http1::Builder::new();
-            // The header timeout is the connection's own (`HeaderWait`):
-            // hyper's costs a timer per request.
-            builder.header_read_timeout(None).keep_alive(true);
-            let limits = shared.limits.clone();
-            accept_loop(
+            Ok(start(
+                server,
                 listener,
-                &limits,
-                &lifecycle,
+                local_addr,
                 REFUSALS,
-                // Between requests, the header timeout is the idle timeout.
-                limits.header_wait(),
-                move |stream, peer, presence| {
-                    let presence = presence.clone();
-                    serve_connection(builder.clone(), stream, peer, shared.clone(), presence)
+                |stream, peer, presence, shared, builder| {
+                    serve_connection(builder, stream, peer, shared, presence)
                 },
-            );
-            Ok(ServerHandle::new(
-                Some(local_addr),
-                lifecycle,
-                shutdown_wait,
             ))
         }
     }
+}
+
+/// Serves HTTP on `listener` under the server's limits: each connection
+/// the registry admits is `serve`d (given its stream, its peer, its
+/// presence in the registry, what the server's requests share and the
+/// builder of its HTTP), a refused one sent its refusal.
+pub(super) fn start<F, Fut>(
+    server: Server,
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    refusals: Refusals,
+    serve: F,
+) -> ServerHandle
+where
+    F: Fn(TcpStream, SocketAddr, Arc<Presence>, Arc<Shared>, ConnectionBuilder) -> Fut
+        + Send
+        + Sync
+        + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let shutdown_wait = server.limits.shutdown_wait();
+    let lifecycle = Lifecycle::default();
+    let shared = Arc::new(Shared {
+        router: server.router,
+        limits: server.limits,
+        stopping: lifecycle.stopping.clone(),
+        #[cfg(feature = "ws")]
+        subscriptions: lifecycle.subscriptions.clone(),
+        upgrade: UPGRADE,
+        cors: server.cors,
+    });
+    let builder = connection_builder(&shared.limits);
+    let limits = shared.limits.clone();
+    accept_loop(
+        listener,
+        &limits,
+        &lifecycle,
+        refusals,
+        // Between requests, the header timeout is the idle timeout.
+        limits.header_wait(),
+        move |stream, peer, presence| {
+            serve(
+                stream,
+                peer,
+                presence.clone(),
+                shared.clone(),
+                builder.clone(),
+            )
+        },
+    );
+    ServerHandle::new(Some(local_addr), lifecycle, shutdown_wait)
 }

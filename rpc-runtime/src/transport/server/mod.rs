@@ -2,7 +2,7 @@
 //! [`ServerHandle`] that stops it ([`ServerGroup`] for several at once).
 //!
 //! This is the layer above the transports: `http.rs` serves HTTP (and
-//! chooses whether WebSocket handshakes are answered), `stream.rs` byte
+//! chooses whether WebSocket handshakes are answered), `https.rs` HTTP over TLS, `stream.rs` byte
 //! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
 //! connection limits (making room under pressure), `lifecycle.rs` the tasks and the graceful shutdown,
 //! `group.rs` the shutdown of several servers as one.
@@ -18,6 +18,8 @@ mod accept;
 mod group;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "tls")]
+mod https;
 mod lifecycle;
 #[cfg(feature = "duplex")]
 mod messages;

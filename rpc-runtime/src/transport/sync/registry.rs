@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -99,8 +99,8 @@ pub(crate) struct Presence {
     clock: Arc<Clock>,
     /// The clock's reading at the connection's last message.
     last_active: AtomicU64,
-    /// An HTTP request is being served.
-    serving: AtomicBool,
+    /// How many HTTP requests are being served (HTTP/2 serves several at once).
+    serving: AtomicUsize,
     /// The requests a duplex connection runs (WebSocket, TCP).
     #[cfg(feature = "duplex")]
     in_flight: std::sync::OnceLock<Probe>,
@@ -183,7 +183,7 @@ impl Registry {
         let presence = Arc::new(Presence {
             clock: self.clock.clone(),
             last_active: AtomicU64::new(now),
-            serving: AtomicBool::new(false),
+            serving: AtomicUsize::new(0),
             #[cfg(feature = "duplex")]
             in_flight: std::sync::OnceLock::new(),
             idle_timeout: AtomicU64::new(millis(idle_timeout)),
@@ -324,14 +324,14 @@ impl Presence {
     /// An HTTP request's headers are in: it is being served.
     #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "HTTP's"))]
     pub(crate) fn serving(&self) {
-        self.serving.store(true, Ordering::Relaxed);
+        self.serving.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The HTTP request's response is ready: idle from now.
     #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "HTTP's"))]
     pub(crate) fn answered(&self) {
         self.touch();
-        self.serving.store(false, Ordering::Relaxed);
+        self.serving.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// The connection runs its requests under `in_flight` (a duplex
@@ -365,7 +365,7 @@ impl Presence {
         if self.in_flight.get().is_some_and(|probe| !probe.is_idle()) {
             return false;
         }
-        !self.serving.load(Ordering::Relaxed)
+        self.serving.load(Ordering::Relaxed) == 0
     }
 
     fn idle_for(&self, now: u64) -> u64 {

@@ -46,9 +46,8 @@ pub(crate) struct EventBody {
 
 impl Drop for EventBody {
     fn drop(&mut self) {
-        if let Some(ended) = self.when_ended.take() {
-            ended();
-        }
+        // Before the other fields: the connection is answered first.
+        drop(self.when_ended.take());
     }
 }
 

@@ -70,7 +70,7 @@ pub(crate) async fn answer(
     let body = match first {
         // Finished without a word before its reply: plain JSON.
         Err(reply) if events.is_empty() => {
-            answered();
+            drop(answered);
             return reply_response(reply);
         }
         Err(reply) => EventBody::new(events, None, None, reply, keep_alive, stopping),

@@ -29,8 +29,10 @@ const ERROR_BODY_LIMIT: usize = 1024;
 /// [`Connection::close`]), the calls in flight end and the connection closes
 /// with a clean closing handshake (close code `1000`).
 ///
-/// `ws://` only: for `wss://`, open the TLS stream yourself and hand it to
-/// [`connect_over`](WsConnector::connect_over).
+/// `ws://`, and with the `tls` feature `wss://` (trusting the system's
+/// roots, or those of `WsConnector::tls`). To reach a server some other
+/// way (another TLS stack, a proxy's tunnel), open the stream yourself and
+/// hand it to [`connect_over`](WsConnector::connect_over).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), rpc_runtime::ClientError> {
@@ -54,6 +56,9 @@ pub struct WsConnector {
     error: Option<String>,
     max_message_size: usize,
     max_in_flight: usize,
+    /// Whom `wss://` trusts; `None`: the system's roots.
+    #[cfg(feature = "tls")]
+    tls: Option<crate::transport::tls::ClientTlsConfig>,
 }
 
 impl Default for WsConnector {
@@ -78,6 +83,8 @@ impl WsConnector {
             headers: HeaderMap::new(),
             error: None,
             max_message_size: limits.message_size(),
+            #[cfg(feature = "tls")]
+            tls: None,
             max_in_flight: limits.in_flight(),
         }
     }
@@ -156,7 +163,24 @@ impl WsConnector {
         self
     }
 
-    /// Connects to the server at `url` (`ws://host[:port][/path][?query]`)
+    /// Trusts the servers `tls` trusts over `wss://`, rather than the
+    /// system's roots (cargo feature `tls`).
+    ///
+    /// ```
+    /// use rpc_runtime::transport::tls::ClientTlsConfig;
+    /// use rpc_runtime::transport::ws::WsConnector;
+    ///
+    /// let connector = WsConnector::new().tls(ClientTlsConfig::new()); // .add_root_pem_file("ca.pem")?
+    /// # let _ = connector;
+    /// ```
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: crate::transport::tls::ClientTlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
+    /// Connects to the server at `url` (`ws://host[:port][/path][?query]`,
+    /// or `wss://` with the `tls` feature)
     /// and completes the WebSocket handshake. Must be called within a tokio
     /// runtime, which drives the connection.
     ///
@@ -179,20 +203,58 @@ impl WsConnector {
     pub async fn connect(&self, url: &str) -> Result<Connection, ClientError> {
         let request = self.request(url)?;
         let uri = request.uri();
-        if uri.scheme_str() != Some("ws") {
-            return Err(config_error(format!(
-                "unsupported scheme in `{url}`: only ws:// is supported (for wss://, open \
-                 the TLS stream yourself and use `connect_over`)"
-            )));
-        }
-        let (host, port) =
-            host_and_port(uri).ok_or_else(|| config_error(format!("no host in URL `{url}`")))?;
+        let secure = match uri.scheme_str() {
+            Some("ws") => false,
+            #[cfg(feature = "tls")]
+            Some("wss") => true,
+            _ => {
+                return Err(config_error(format!(
+                    "unsupported scheme in `{url}`: {SUPPORTED}"
+                )));
+            }
+        };
+        let (host, port) = host_and_port(uri, if secure { 443 } else { 80 })
+            .ok_or_else(|| config_error(format!("no host in URL `{url}`")))?;
         let stream = TcpStream::connect((host, port))
             .await
             .map_err(|err| TransportError::with_source(TransportErrorKind::Connect, err))?;
         let _ = stream.set_nodelay(true);
         let peer = stream.peer_addr().ok();
+        #[cfg(feature = "tls")]
+        if secure {
+            let stream = self.tls_over(host, stream).await?;
+            return self.handshake(request, stream, peer).await;
+        }
         self.handshake(request, stream, peer).await
+    }
+
+    /// The TLS stream to `host` over `stream`, speaking HTTP/1.1 (the
+    /// WebSocket handshake's) by ALPN.
+    #[cfg(feature = "tls")]
+    async fn tls_over(
+        &self,
+        host: &str,
+        stream: TcpStream,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, ClientError> {
+        use crate::transport::tls::ClientTlsConfig;
+
+        let tls = match &self.tls {
+            Some(tls) => tls.clone(),
+            None => ClientTlsConfig::system_roots().map_err(|err| config_error(err.to_string()))?,
+        };
+        let mut config = tls.rustls();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let name = rustls_pki_types::ServerName::try_from(host.to_owned())
+            .map_err(|err| config_error(format!("`{host}` is no server name: {err}")))?;
+        tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+            .connect(name, stream)
+            .await
+            .map_err(|err| {
+                ClientError::Transport(TransportError::with_source(
+                    TransportErrorKind::Connect,
+                    err,
+                ))
+            })
     }
 
     /// Completes the WebSocket handshake for `url` over a stream the caller
@@ -273,14 +335,22 @@ impl WsConnector {
     }
 }
 
-/// The host (without the brackets of an IPv6 address) and port of a `ws://` URL.
-fn host_and_port(uri: &Uri) -> Option<(&str, u16)> {
+/// The schemes `connect` speaks, as an error says them.
+#[cfg(not(feature = "tls"))]
+const SUPPORTED: &str = "only ws:// is supported (wss:// with the `tls` feature, or open \
+                         the TLS stream yourself and use `connect_over`)";
+#[cfg(feature = "tls")]
+const SUPPORTED: &str = "only ws:// and wss:// are supported";
+
+/// The host (without the brackets of an IPv6 address) and port of a
+/// WebSocket URL, `default_port` when it names none.
+fn host_and_port(uri: &Uri, default_port: u16) -> Option<(&str, u16)> {
     let host = uri.host().filter(|host| !host.is_empty())?;
     let host = host
         .strip_prefix('[')
         .and_then(|host| host.strip_suffix(']'))
         .unwrap_or(host);
-    Some((host, uri.port_u16().unwrap_or(80)))
+    Some((host, uri.port_u16().unwrap_or(default_port)))
 }
 
 fn config_error(message: String) -> ClientError {
@@ -317,9 +387,11 @@ mod tests {
     #[test]
     fn hosts_and_ports() {
         let uri: Uri = "ws://[::1]:4000/rpc".parse().unwrap();
-        assert_eq!(host_and_port(&uri), Some(("::1", 4000)));
+        assert_eq!(host_and_port(&uri, 80), Some(("::1", 4000)));
         let uri: Uri = "ws://example.com/".parse().unwrap();
-        assert_eq!(host_and_port(&uri), Some(("example.com", 80)));
+        assert_eq!(host_and_port(&uri, 80), Some(("example.com", 80)));
+        let uri: Uri = "wss://example.com/".parse().unwrap();
+        assert_eq!(host_and_port(&uri, 443), Some(("example.com", 443)));
     }
 
     #[tokio::test]
