@@ -27,7 +27,7 @@ mod sync;
 pub mod ws;
 
 #[cfg(feature = "duplex")]
-pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
+pub use connection::{Connection, Inbound, MessageReader, MessageWriter, Serialized};
 pub use limits::Limits;
 pub use server::{Server, ServerGroup, ServerHandle};
 
