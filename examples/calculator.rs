@@ -4,6 +4,7 @@
 //! calculator                      serve HTTP (and WebSocket) on 127.0.0.1:3000
 //! calculator --http 127.0.0.1:PORT --ws 127.0.0.1:PORT --tcp 127.0.0.1:PORT   (any combination)
 //! calculator --stdio [--framing lines|content-length]
+//! calculator --http 127.0.0.1:3000 --allow-origin http://localhost:8000   (pages of that origin may call it)
 //! ```
 //!
 //! Each network listener prints `listening on <scheme>://<addr>` (with the
@@ -13,7 +14,9 @@
 //! With `--stdio`, stdout carries only messages and the server stops when
 //! stdin ends. SIGTERM or Ctrl-C starts a graceful shutdown: requests in
 //! flight finish and get their replies (WebSocket connections then close
-//! with `1001`).
+//! with `1001`). `--allow-origin` lets web pages of another origin call the
+//! HTTP listeners (CORS) and open WebSockets to them; without it, a browser
+//! lets only pages of the server's own origin do either.
 //!
 //! `cargo run --example calculator_client` calls it over HTTP and WebSocket.
 
@@ -25,6 +28,7 @@ use std::process::ExitCode;
 
 use calculator_api::{Calc, Calculator};
 use typed_rpc::Router;
+use typed_rpc::transport::http::{Cors, CorsError};
 use typed_rpc::transport::stream::Framing;
 use typed_rpc::transport::{Server, ServerHandle};
 
@@ -36,6 +40,8 @@ struct Options {
     tcp: Vec<String>,
     stdio: bool,
     framing: Framing,
+    /// The origins of the web pages that may call the server, `*` for any.
+    origins: Vec<String>,
 }
 
 const USAGE: &str = "\
@@ -44,6 +50,9 @@ usage: calculator [--http ADDR] [--ws ADDR] [--tcp ADDR] | --stdio [--framing li
   --ws ADDR     the same listener, announced as ws://ADDR (it answers POSTs too)
   --tcp ADDR    newline-delimited JSON over TCP
   --stdio       stdin and stdout, one connection; stops when stdin ends
+  --allow-origin ORIGIN
+                web pages of ORIGIN (scheme://host[:port]; * for any) may call the
+                HTTP and WebSocket listeners from a browser
 Each flag may be repeated; with no listener at all, --http 127.0.0.1:3000.";
 
 fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -55,6 +64,7 @@ fn parse_options(mut args: impl Iterator<Item = String>) -> Result<Options, Stri
             "--ws" => options.ws.push(value()?),
             "--tcp" => options.tcp.push(value()?),
             "--stdio" => options.stdio = true,
+            "--allow-origin" => options.origins.push(value()?),
             "--framing" => {
                 options.framing = match value()?.as_str() {
                     "lines" => Framing::Lines,
@@ -88,7 +98,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = Server::new(Router::new(Calc::default().into_service()));
+    let mut server = Server::new(Router::new(Calc::default().into_service()));
+    match browser_access(&options.origins) {
+        Ok(Some(cors)) => server = server.cors(cors),
+        Ok(None) => {}
+        Err(err) => {
+            eprintln!("--allow-origin: {err}");
+            return ExitCode::from(2);
+        }
+    }
     if options.stdio {
         let handle = server.serve_stdio(options.framing);
         tokio::select! {
@@ -111,6 +129,17 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The CORS of `--allow-origin`, if it was given.
+fn browser_access(origins: &[String]) -> Result<Option<Cors>, CorsError> {
+    if origins.is_empty() {
+        return Ok(None);
+    }
+    if origins.iter().any(|origin| origin == "*") {
+        return Ok(Some(Cors::allow_any_origin()));
+    }
+    Cors::allow_origins(origins).map(Some)
 }
 
 /// Starts every listener asked for and announces each on stdout.

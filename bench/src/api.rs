@@ -97,6 +97,28 @@ pub mod ours {
     pub fn router() -> Router {
         Router::new(Server.into_service())
     }
+
+    /// [`router`] with one call layer that only passes each call on: what
+    /// the stack itself costs.
+    pub fn layered_router() -> Router {
+        Router::builder()
+            .service(Server.into_service())
+            .layer(PassOn)
+            .build()
+            .expect("one service")
+    }
+
+    struct PassOn;
+
+    impl typed_rpc::middleware::CallLayer for PassOn {
+        async fn call<'a>(
+            &'a self,
+            request: typed_rpc::middleware::CallRequest<'a>,
+            next: typed_rpc::middleware::Next<'a>,
+        ) -> typed_rpc::middleware::Reply {
+            next.run(request).await
+        }
+    }
 }
 
 /// jsonrpsee 0.26, written the way its documentation shows.

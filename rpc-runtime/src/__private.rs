@@ -292,11 +292,14 @@ where
     T: Transport + ?Sized,
     R: DeserializeOwned,
 {
-    let params = params?;
-    let request =
-        OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
-    let reply = transport.send_request(request).await?;
-    client::decode_result(&reply)
+    client::traced(method.name(), async {
+        let params = params?;
+        let request =
+            OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
+        let reply = transport.send_request(request).await?;
+        client::decode_result(&reply)
+    })
+    .await
 }
 
 /// Sends a call of the streaming `method` and hands back its items as `R`s.
@@ -309,14 +312,18 @@ where
     T: Transport + ?Sized,
     R: DeserializeOwned,
 {
-    let params = params?;
-    let request = OutgoingRequest::new(method.name(), params.as_ref());
-    // The macro marks every method it calls this for as streaming.
-    let Some(stream) = method.stream_info() else {
-        return Err(client::cannot_stream());
-    };
-    let items = transport.send_stream(request, stream).await?;
-    Ok(client::Subscription::new(items))
+    // The span covers the call that starts the stream, not the items.
+    client::traced(method.name(), async {
+        let params = params?;
+        let request = OutgoingRequest::new(method.name(), params.as_ref());
+        // The macro marks every method it calls this for as streaming.
+        let Some(stream) = method.stream_info() else {
+            return Err(client::cannot_stream());
+        };
+        let items = transport.send_stream(request, stream).await?;
+        Ok(client::Subscription::new(items))
+    })
+    .await
 }
 
 /// The outcome of a call as the client method of a method whose error type
@@ -339,10 +346,13 @@ pub async fn notify<T>(
 where
     T: Transport + ?Sized,
 {
-    let params = params?;
-    let notification =
-        OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
-    transport.send_notification(notification).await
+    client::traced(method.name(), async {
+        let params = params?;
+        let notification =
+            OutgoingRequest::new(method.name(), params.as_ref()).idempotent(method.is_idempotent());
+        transport.send_notification(notification).await
+    })
+    .await
 }
 
 /// Names `T` of `Result<T, E>`, and the client's error for `E`, for a return

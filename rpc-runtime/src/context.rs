@@ -5,6 +5,10 @@
 use std::fmt;
 use std::net::SocketAddr;
 
+mod extensions;
+
+pub use extensions::Extensions;
+
 /// The transport a request arrived on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -88,6 +92,7 @@ pub struct Context {
     headers: Option<http::HeaderMap>,
     #[cfg(feature = "http")]
     events: Option<crate::transport::http::EventSender>,
+    extensions: Extensions,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -105,6 +110,7 @@ impl Context {
             headers: None,
             #[cfg(feature = "http")]
             events: None,
+            extensions: Extensions::new(),
         }
     }
 
@@ -112,6 +118,18 @@ impl Context {
     pub fn with_remote_addr(mut self, addr: SocketAddr) -> Self {
         self.remote_addr = Some(addr);
         self
+    }
+
+    /// What a [call layer](crate::middleware) attached for the handler:
+    /// the caller's identity, a tenant, a request-scoped value.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, to insert into; a layer reaches them through
+    /// [`CallRequest::context_mut`](crate::middleware::CallRequest::context_mut).
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
     }
 
     /// The transport the request arrived on.

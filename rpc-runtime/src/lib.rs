@@ -15,6 +15,7 @@
 //! | [`service`] | the [`RpcService`] interface between router and methods |
 //! | [`streaming`] | streaming methods: Server-Sent Events and subscriptions |
 //! | [`context`] | per-request [`Context`]: transport, peer, HTTP headers, connection |
+//! | [`middleware`] | [`CallLayer`](middleware::CallLayer): code around each call; the call's `tracing` span |
 //! | [`cancel`] | [`CancelPolicy`]: the notification that cancels a request in flight |
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
@@ -32,6 +33,7 @@ pub mod client;
 pub mod context;
 pub mod error;
 pub mod metadata;
+pub mod middleware;
 pub mod params;
 pub mod router;
 #[cfg(feature = "schema")]

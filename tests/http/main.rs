@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cors;
 mod faults;
 mod forwarded;
 mod server;

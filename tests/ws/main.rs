@@ -5,5 +5,6 @@
 mod support;
 
 mod faults;
+mod origin;
 mod protocol;
 mod server;

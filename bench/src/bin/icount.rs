@@ -6,6 +6,9 @@
 //! icount <case> <column> <iterations>
 //! case:   add_positional | add_named | add_struct | invalid_params | batch_add_100 | notification
 //! column: ours | jsonrpsee | floor
+//!         ours_layer  (one call layer that passes each call on)
+//!         ours_quiet  (a tracing subscriber that wants no typed-rpc span)
+//!         ours_spans  (a tracing subscriber that wants the call spans, and drops them)
 //! ```
 //!
 //! Instructions per call = (Ir(N2) - Ir(N1)) / (N2 - N1), which cancels the
@@ -35,8 +38,16 @@ fn main() {
     };
     let mut bytes = 0usize;
     match column.as_str() {
-        "ours" => {
-            let router = ours::router();
+        "ours" | "ours_layer" | "ours_quiet" | "ours_spans" => {
+            let router = match column.as_str() {
+                "ours_layer" => ours::layered_router(),
+                _ => ours::router(),
+            };
+            match column.as_str() {
+                "ours_quiet" => subscriber::install(false),
+                "ours_spans" => subscriber::install(true),
+                _ => {}
+            }
             for _ in 0..iterations {
                 let reply = run_ready(router.handle(black_box(request.as_bytes())));
                 bytes += reply.map_or(0, |r| r.len());
@@ -61,4 +72,35 @@ fn main() {
         other => panic!("unknown column {other}"),
     }
     println!("{bytes}");
+}
+
+/// Global `tracing` subscribers that keep nothing: what asking for spans,
+/// and making them, cost the router.
+mod subscriber {
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    struct Discard {
+        /// Whether it wants the spans of `typed_rpc::*`, or only spans of
+        /// an application's own targets.
+        calls: bool,
+    }
+
+    impl Subscriber for Discard {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            self.calls == metadata.target().starts_with("typed_rpc")
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, _: &Event<'_>) {}
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    pub fn install(calls: bool) {
+        tracing::subscriber::set_global_default(Discard { calls }).expect("the first subscriber");
+    }
 }

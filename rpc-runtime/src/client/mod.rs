@@ -10,6 +10,7 @@ mod error;
 mod in_process;
 mod params;
 mod retry;
+mod span;
 mod subscription;
 mod typed_batch;
 
@@ -26,6 +27,7 @@ pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportEr
 pub use in_process::InProcess;
 pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
+pub(crate) use span::traced;
 pub(crate) use subscription::cannot_stream;
 pub use subscription::{RawItems, Subscription};
 pub use typed_batch::{BatchCall, BatchReplies};

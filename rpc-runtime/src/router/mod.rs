@@ -26,6 +26,7 @@ use guard::Deadline;
 use guard::Guarded;
 
 use crate::context::{self, Context};
+use crate::middleware::{self, CallLayer, CallRequest, DynLayer, Endpoint, Next};
 use crate::service::{Call, HandlerSlot, RpcService};
 use crate::wire::{self, Entry, Id, Message, Request};
 use crate::{CancelPolicy, ErrorObject, ServiceInfo};
@@ -69,6 +70,8 @@ struct Inner {
     settings: Settings,
     /// How the peer of a two-way connection cancels a request, if it can.
     cancel: Option<Arc<CancelPolicy>>,
+    /// The call layers, outermost first.
+    layers: Vec<Box<dyn DynLayer>>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -99,13 +102,20 @@ impl Router {
             HashMap::new(),
             Settings::default(),
             None,
+            Vec::new(),
         )
     }
 
     /// A router with no methods: it answers every request with `-32601`.
     #[cfg(any(feature = "ws", feature = "stream"))]
     pub(crate) fn empty() -> Self {
-        Router::from_parts(Vec::new(), HashMap::new(), Settings::default(), None)
+        Router::from_parts(
+            Vec::new(),
+            HashMap::new(),
+            Settings::default(),
+            None,
+            Vec::new(),
+        )
     }
 
     fn from_parts(
@@ -113,6 +123,7 @@ impl Router {
         routes: HashMap<&'static str, usize>,
         settings: Settings,
         cancel: Option<CancelPolicy>,
+        layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
         Router {
             inner: Arc::new(Inner {
@@ -120,6 +131,7 @@ impl Router {
                 routes,
                 settings,
                 cancel: cancel.map(Arc::new),
+                layers,
                 #[cfg(feature = "schema")]
                 discover: None,
             }),
@@ -132,6 +144,7 @@ impl Router {
             services: Vec::new(),
             settings: Settings::default(),
             cancel: None,
+            layers: Vec::new(),
             #[cfg(feature = "schema")]
             discover: None,
         }
@@ -297,8 +310,9 @@ impl Router {
         guarded
     }
 
-    /// Puts the handler's future for `request` in `slot` and polls it
-    /// once; `None` if no service has the method.
+    /// Puts the handler's future for `request` in `slot`, inside the call
+    /// layers and the call's span if there are any, and polls it once;
+    /// `None` if no service has the method and nothing wraps the call.
     fn dispatch<'a>(
         &'a self,
         request: &Request<'a>,
@@ -307,20 +321,60 @@ impl Router {
         slot: Pin<&mut HandlerSlot<'a>>,
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
+        let layered = !self.inner.layers.is_empty() || middleware::span::wanted();
         #[cfg(feature = "schema")]
         if let Some(reply) = discover::answer(&self.inner, request) {
-            return Some(Poll::Ready(reply));
+            return Some(match layered {
+                false => Poll::Ready(reply),
+                true => {
+                    self.start_layered(request, context, batched, Endpoint::Router(reply), slot, cx)
+                }
+            });
         }
-        let call = Call::new(request.params(), request.id(), context, batched);
+        let service = self.service_for(request.method());
+        if !layered {
+            let call = Call::new(request.params(), request.id(), context, batched);
+            return service?.call_in(request.method(), call, slot, cx);
+        }
+        let endpoint = Endpoint::Service(service);
+        Some(self.start_layered(request, context, batched, endpoint, slot, cx))
+    }
+
+    /// [`dispatch`](Router::dispatch) through the call layers and the
+    /// call's span: the whole stack's future goes in `slot`.
+    fn start_layered<'a>(
+        &'a self,
+        request: &Request<'a>,
+        context: &'a Context,
+        batched: bool,
+        endpoint: Endpoint<'a>,
+        slot: Pin<&mut HandlerSlot<'a>>,
+        cx: &mut task::Context<'_>,
+    ) -> Poll<Option<String>> {
+        let request = CallRequest::new(
+            request.method_text(),
+            request.params(),
+            request.id(),
+            context,
+            batched,
+        );
+        let span = middleware::span::of_call(&request);
+        let stack = Next::new(&self.inner.layers, endpoint).run(request);
+        slot.start(
+            async move { middleware::span::run(span, stack).await.into_text() },
+            cx,
+        )
+    }
+
+    /// The service that has `method`; with a single service, that one, which
+    /// answers for itself whether it has it.
+    fn service_for(&self, method: &str) -> Option<&dyn RpcService> {
         let services = &self.inner.services;
         let service = match services.as_slice() {
             [only] => only,
-            _ => match self.inner.routes.get(request.method()) {
-                Some(&index) => &services[index],
-                None => return None,
-            },
+            _ => &services[*self.inner.routes.get(method)?],
         };
-        service.call_in(request.method(), call, slot, cx)
+        Some(&**service)
     }
 }
 
@@ -359,6 +413,7 @@ impl fmt::Debug for Router {
                 &self.services().map(ServiceInfo::name).collect::<Vec<_>>(),
             )
             .field("settings", &self.inner.settings)
+            .field("layers", &self.inner.layers.len())
             .finish()
     }
 }
@@ -383,6 +438,7 @@ pub struct RouterBuilder {
     services: Vec<Box<dyn RpcService>>,
     settings: Settings,
     cancel: Option<CancelPolicy>,
+    layers: Vec<Box<dyn DynLayer>>,
     #[cfg(feature = "schema")]
     discover: Option<discover::DiscoverInfo>,
 }
@@ -392,6 +448,15 @@ impl RouterBuilder {
     /// services already added.
     pub fn service(mut self, service: impl RpcService) -> Self {
         self.services.push(Box::new(service));
+        self
+    }
+
+    /// Wraps every call in `layer` (see [`middleware`](crate::middleware)):
+    /// each request, each notification, each entry of a batch, on every
+    /// transport. Layers nest in the order they are added: the first is
+    /// the outermost, seeing each call first and its reply last.
+    pub fn layer(mut self, layer: impl CallLayer) -> Self {
+        self.layers.push(Box::new(layer));
         self
     }
 
@@ -470,7 +535,13 @@ impl RouterBuilder {
             // A single service is asked directly; the table would go unused.
             routes.clear();
         }
-        let router = Router::from_parts(self.services, routes, self.settings, self.cancel);
+        let router = Router::from_parts(
+            self.services,
+            routes,
+            self.settings,
+            self.cancel,
+            self.layers,
+        );
         #[cfg(feature = "schema")]
         let router = discover::install(router, self.discover);
         Ok(router)

@@ -31,6 +31,15 @@ impl<'a> Request<'a> {
         &self.method
     }
 
+    /// The method name, to keep beyond this borrow of the request: a copy
+    /// of the reference, or of the text when unescaping it made it owned.
+    pub fn method_text(&self) -> Cow<'a, str> {
+        match &self.method {
+            Cow::Borrowed(method) => Cow::Borrowed(method),
+            Cow::Owned(method) => Cow::Owned(method.clone()),
+        }
+    }
+
     /// The `params` member (an array or an object) as raw JSON, if present.
     pub fn params(&self) -> Option<&'a RawValue> {
         self.params

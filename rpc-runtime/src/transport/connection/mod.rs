@@ -36,6 +36,7 @@ mod open;
 mod order;
 mod producers;
 mod reader;
+mod span;
 mod subscribed;
 mod subscriptions;
 mod writer;

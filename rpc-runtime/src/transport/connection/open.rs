@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::reader::read_loop;
 use super::writer::{Finished, Replies, write_loop};
@@ -189,6 +190,7 @@ where
         timeout: Some(DEFAULT_CALL_TIMEOUT),
         cancel,
     };
+    let span = super::span::of_connection(&setup.context, owned);
     let context = Arc::new(setup.context.clone().with_connection(handler_side));
     let driver = async move {
         let mut reader = reader;
@@ -232,5 +234,5 @@ where
             let _ = tokio::time::timeout(linger, discard).await;
         }
     };
-    (handle, driver)
+    (handle, driver.instrument(span))
 }

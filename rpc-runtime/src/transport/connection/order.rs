@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
 use tokio_util::task::AbortOnDropHandle;
+use tracing::Instrument;
 
 use super::{Setup, Shared, deliver};
 use crate::Context;
@@ -43,15 +44,20 @@ impl Order {
             let (done_tx, done) = watch::channel(0);
             let (router, context, outbox) =
                 (setup.router.clone(), context.clone(), shared.outbox.clone());
-            let task = AbortOnDropHandle::new(tokio::spawn(async move {
-                while let Some((number, message)) = queued.recv().await {
-                    // An invalid notification is answered, as the protocol says.
-                    if let Some(reply) = router.handle_with(&message, &context).await {
-                        let _ = outbox.send(reply.into()).await;
+            let task = AbortOnDropHandle::new(tokio::spawn(
+                async move {
+                    while let Some((number, message)) = queued.recv().await {
+                        // An invalid notification is answered, as the protocol says.
+                        if let Some(reply) = router.handle_with(&message, &context).await {
+                            let _ = outbox.send(reply.into()).await;
+                        }
+                        done_tx.send_replace(number);
                     }
-                    done_tx.send_replace(number);
                 }
-            }));
+                // The notifications' spans open in the connection's, as its
+                // requests' do.
+                .in_current_span(),
+            ));
             Runner { queue, done, task }
         })
     }

@@ -12,6 +12,7 @@
 //! | `service.rs` | [`HttpService`], the `tower::Service`, and what its requests share |
 //! | `respond.rs` | answering one request |
 //! | `checks.rs` | what the request's headers declare |
+//! | `cors/` | browser clients: [`Cors`], and the `Origin` checks |
 //! | `refusal.rs` | the HTTP layer's own refusals |
 //! | `listener.rs` | one accepted connection, under its header timeout |
 //! | `read_body.rs` | reading a body whole, up to a limit (server and client) |
@@ -28,6 +29,7 @@
 
 mod checks;
 mod client;
+mod cors;
 mod event_stream;
 mod forwarded;
 mod header_wait;
@@ -44,8 +46,13 @@ mod version_1;
 pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
 #[cfg(feature = "ws")]
+pub(crate) use cors::admits_handshake;
+pub use cors::{Cors, CorsError};
+#[cfg(feature = "ws")]
 pub(crate) use forwarded::client_addr;
 pub(crate) use listener::serve_connection;
+#[cfg(feature = "ws")]
+pub(crate) use refusal::origin_refused;
 #[cfg(feature = "ws")]
 pub(crate) use refusal::{method_not_allowed, plain};
 pub use response_body::ResponseBody;

@@ -30,6 +30,16 @@ pub(crate) fn method_not_allowed() -> Response<ResponseBody> {
     response
 }
 
+/// A browser request (or WebSocket handshake) from a page whose origin may
+/// not call this server.
+#[cold]
+pub(crate) fn origin_refused() -> Response<ResponseBody> {
+    plain(
+        StatusCode::FORBIDDEN,
+        "This origin may not call this server.\n",
+    )
+}
+
 #[cold]
 pub(super) fn unsupported_media_type() -> Response<ResponseBody> {
     let mut response = plain(

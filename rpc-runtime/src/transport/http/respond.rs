@@ -9,6 +9,7 @@ use hyper::body::Body;
 
 use super::ResponseBody;
 use super::checks::{is_json_unencoded, is_websocket_upgrade};
+use super::cors::Admission;
 use super::forwarded;
 use super::read_body::{BodyError, BoxError, read_whole};
 use super::refusal::{
@@ -66,7 +67,21 @@ where
     async move {
         origin.serving();
         let shared = origin.shared();
-        let response = 'response: {
+        // A browser's request is admitted on its `Origin` before anything
+        // else, a preflight answered, before any body is read.
+        let grant = match shared
+            .cors
+            .as_deref()
+            .map(|cors| cors.admit(request.method(), request.uri(), request.headers()))
+        {
+            Some(Admission::Answered(response)) => {
+                origin.answered();
+                return Ok(response);
+            }
+            Some(Admission::Serve(grant)) => grant,
+            None => None,
+        };
+        let mut response = 'response: {
             if request.method() != Method::POST {
                 // Where WebSocket is not spoken, a handshake is an ordinary `GET`: `405`.
                 if let Some(upgrade) = shared.upgrade
@@ -111,10 +126,17 @@ where
             if events {
                 // Its connection is answered when the stream ends.
                 let later = origin.answered_later();
-                return Ok(sse::answer(shared, body, context, later).await);
+                let mut response = sse::answer(shared, body, context, later).await;
+                if let Some(cors) = &shared.cors {
+                    cors.write_grant(grant, response.headers_mut());
+                }
+                return Ok(response);
             }
             reply_response(shared.router.handle_with(&body, &context).await)
         };
+        if let Some(cors) = &shared.cors {
+            cors.write_grant(grant, response.headers_mut());
+        }
         origin.answered();
         Ok(response)
     }

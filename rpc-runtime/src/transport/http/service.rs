@@ -12,9 +12,9 @@ use http::{Request, Response};
 use hyper::body::Body;
 use tokio_util::sync::CancellationToken;
 
-use super::ResponseBody;
 use super::read_body::BoxError;
 use super::respond::{Origin, respond};
+use super::{Cors, ResponseBody};
 use crate::Router;
 use crate::transport::Limits;
 use crate::transport::sync::lock;
@@ -64,13 +64,21 @@ use crate::transport::sync::registry::Presence;
 /// # });
 /// ```
 ///
+/// Browser clients from other origins are let in with
+/// [`Server::cors`](crate::transport::Server::cors), which this service
+/// applies wherever it is mounted, to `POST`s and WebSocket handshakes
+/// alike. A CORS layer of the host app (tower-http's) can answer for the
+/// `POST`s instead, but not for handshakes: this service still refuses a
+/// handshake from an origin other than its own unless `Server::cors`
+/// allows it.
+///
 /// In axum 0.8 (not a dependency of this crate, hence not compiled here):
 ///
 /// ```ignore
-/// let rpc = Server::new(router).into_http_service();
-/// let app = axum::Router::new()
-///     .route_service("/rpc", rpc)
-///     .layer(tower_http::cors::CorsLayer::permissive());
+/// let rpc = Server::new(router)
+///     .cors(Cors::allow_origins(["https://app.example.com"])?)
+///     .into_http_service();
+/// let app = axum::Router::new().route_service("/rpc", rpc);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// axum::serve(listener, app).await?;
 /// ```
@@ -106,6 +114,8 @@ pub(crate) struct Shared {
     /// Answers WebSocket handshakes: set by the layer above when WebSocket
     /// is spoken (the `ws` feature); `None` refuses them as any other `GET`.
     pub(crate) upgrade: Option<Upgrade>,
+    /// Which web pages may call the server (`None`: only its own origin).
+    pub(crate) cors: Option<Arc<Cors>>,
 }
 
 /// The answer to a WebSocket handshake, given the request (its body set

@@ -36,6 +36,7 @@ impl From<Server> for HttpService {
             #[cfg(feature = "ws")]
             subscriptions: Default::default(),
             upgrade: UPGRADE,
+            cors: server.cors,
         })
     }
 }
@@ -76,6 +77,8 @@ impl Server {
     /// | a notification, or a batch of notifications only | `204` | none |
     /// | a WebSocket handshake (`ws` feature) | `101`, then WebSocket (see the `transport::ws` module) | none |
     /// | a method other than `POST` | `405`, `Allow: POST` | a short text |
+    /// | a browser's request or WebSocket handshake from an origin that may not call the server (see [`Server::cors`]) | `403` | a short text |
+    /// | a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`), with [`Server::cors`] | `204` with the grant, or `403` | none, or a short text |
     /// | a `Content-Type` that is not JSON, a charset other than UTF-8, or a `Content-Encoding` | `415`, `Accept: application/json` | a short text |
     /// | a body over [`Limits::max_message_size`](crate::transport::Limits::max_message_size) | `413` (the connection is closed) | a short text |
     /// | a body not all there within [`Limits::body_timeout`](crate::transport::Limits::body_timeout) | `408` (the connection is closed) | a short text |
@@ -131,6 +134,7 @@ impl Server {
                 #[cfg(feature = "ws")]
                 subscriptions: lifecycle.subscriptions.clone(),
                 upgrade: UPGRADE,
+                cors: server.cors,
             });
             let mut builder = http1::Builder::new();
             // The header timeout is the connection's own (`HeaderWait`):

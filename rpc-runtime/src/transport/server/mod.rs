@@ -44,6 +44,9 @@ pub(crate) use lifecycle::Lifecycle;
 pub struct Server {
     pub(crate) router: Router,
     pub(crate) limits: Limits,
+    /// Which web pages may call the HTTP endpoint and open WebSockets.
+    #[cfg(feature = "http")]
+    pub(crate) cors: Option<std::sync::Arc<crate::transport::http::Cors>>,
 }
 
 impl Server {
@@ -52,12 +55,42 @@ impl Server {
         Server {
             router,
             limits: Limits::default(),
+            #[cfg(feature = "http")]
+            cors: None,
         }
     }
 
     /// Sets the limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Lets the web pages that `cors` allows call the server from a
+    /// browser: CORS on its HTTP endpoint ([`serve_http`](Server::serve_http)
+    /// and [`into_http_service`](Server::into_http_service)), and WebSocket
+    /// handshakes from their origins. Without it, only pages of the
+    /// server's own origin may (see [`Cors`](crate::transport::http::Cors)).
+    ///
+    /// ```
+    /// use rpc_runtime::transport::Server;
+    /// use rpc_runtime::transport::http::Cors;
+    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// # struct Nothing;
+    /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
+    /// # impl RpcService for Nothing {
+    /// #     fn info(&self) -> &'static ServiceInfo { &INFO }
+    /// #     fn call<'a>(&'a self, _: &str, _: Call<'a>) -> Option<HandlerFuture<'a>> { None }
+    /// # }
+    ///
+    /// let server = Server::new(Router::new(Nothing))
+    ///     .cors(Cors::allow_origins(["https://app.example.com"])?);
+    /// # let _ = server;
+    /// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn cors(mut self, cors: crate::transport::http::Cors) -> Self {
+        self.cors = Some(std::sync::Arc::new(cors));
         self
     }
 

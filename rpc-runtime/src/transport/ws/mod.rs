@@ -73,9 +73,14 @@
 //! arrives) for every request of the connection.
 //!
 //! The handshake is refused with `400` when it is malformed (not HTTP/1.1,
-//! no valid `Sec-WebSocket-Key`) and `426` for another protocol version. The
-//! `Origin` header is not checked (handlers may read it); no subprotocol or
-//! extension (compression) is negotiated.
+//! no valid `Sec-WebSocket-Key`) and `426` for another protocol version.
+//! One that carries an `Origin` (a browser's) is refused with `403` unless
+//! that origin is the server's own (the host and port of its `Host`) or one
+//! that [`Server::cors`](super::Server::cors) allows: browsers open
+//! WebSockets to any site without asking it first, so this check is what
+//! keeps other sites' pages out. A handshake without `Origin` (not from a
+//! browser) is not refused for it. No subprotocol or extension
+//! (compression) is negotiated.
 //!
 //! # Frames and close codes
 //!

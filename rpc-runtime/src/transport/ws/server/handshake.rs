@@ -15,7 +15,9 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use super::socket;
 use crate::transport::connection::Setup;
 use crate::transport::http::ResponseBody;
-use crate::transport::http::{Handover, Shared, method_not_allowed, plain};
+use crate::transport::http::{
+    Handover, Shared, admits_handshake, method_not_allowed, origin_refused, plain,
+};
 use crate::{Context, TransportKind};
 
 /// `headers` with every value copied out of the buffer it was parsed from.
@@ -40,7 +42,9 @@ fn owned(headers: HeaderMap) -> HeaderMap {
 /// session is left with `handover` (the server's connection task runs it),
 /// or spawned when there is none.
 ///
-/// Refusals: `400` for a request that is not a valid handshake, `426` with
+/// Refusals: `403` for a browser's handshake from an origin that may not
+/// call the server (see [`Cors`](crate::transport::http::Cors)), `400`
+/// for a request that is not a valid handshake, `426` with
 /// `Sec-WebSocket-Version: 13` for another protocol version, and `405` when
 /// the server serving the request cannot hand its connection over (hyper's
 /// upgrade extension is missing).
@@ -50,6 +54,11 @@ pub(crate) fn upgrade(
     peer: Option<SocketAddr>,
     handover: Option<&Handover>,
 ) -> Response<ResponseBody> {
+    if !admits_handshake(shared.cors.as_deref(), request.uri(), request.headers()) {
+        // Browsers open WebSockets to any origin without asking first:
+        // this check is all that keeps other sites' pages out.
+        return origin_refused();
+    }
     if request.version() != Version::HTTP_11 {
         return plain(
             StatusCode::BAD_REQUEST,

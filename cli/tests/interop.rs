@@ -1,0 +1,197 @@
+//! `typed-rpc` against JSON-RPC servers no one here wrote: jayson's HTTP,
+//! TCP and WebSocket servers and a vscode-jsonrpc server on stdio with
+//! `Content-Length` framing, the foreign servers of `tests/interop/`.
+//!
+//! Their npm packages are pinned in `tests/interop/package-lock.json`;
+//! `.ci/run` installs them, and this test does when they are missing or
+//! stale (`npm ci`). Node.js 20+ with npm must be on `PATH`.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{repo, scratch_file, typed_rpc};
+
+/// How long a foreign server may take to say where it listens.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn interop_dir() -> PathBuf {
+    repo().join("tests").join("interop")
+}
+
+/// The packages of `tests/interop/`, installed once per test binary unless
+/// `node_modules` already holds the versions the lock file pins.
+fn node_packages() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let dir = interop_dir();
+        let pinned = |path: PathBuf| -> Option<Value> {
+            let lock: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+            let mut packages = lock.get("packages")?.as_object()?.clone();
+            packages.remove("");
+            Some(
+                packages
+                    .into_iter()
+                    .map(|(path, entry)| (path, entry["version"].clone()))
+                    .collect(),
+            )
+        };
+        let wanted = pinned(dir.join("package-lock.json"));
+        if wanted.is_some() && wanted == pinned(dir.join("node_modules/.package-lock.json")) {
+            return;
+        }
+        let status = Command::new("npm")
+            .current_dir(&dir)
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .stdout(Stdio::null())
+            .status()
+            .expect("these tests need npm on PATH to install jayson and vscode-jsonrpc");
+        assert!(
+            status.success(),
+            "`npm ci` in {} failed: {status}",
+            dir.display()
+        );
+    });
+}
+
+/// A foreign server, ended when the test is done with it.
+struct Foreign(Child);
+
+impl Drop for Foreign {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `jayson_server.js TRANSPORT` and returns it with the URL it announces.
+fn jayson(transport: &str) -> (Foreign, String) {
+    node_packages();
+    let mut child = Command::new("node")
+        .arg(interop_dir().join("jayson_server.js"))
+        .arg(transport)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Some(Ok(line)) = lines.next() {
+            let _ = tx.send(line);
+        }
+        lines.for_each(drop);
+    });
+    let server = Foreign(child);
+    let line = rx
+        .recv_timeout(PATIENCE)
+        .expect("jayson announces its address");
+    let url = line
+        .strip_prefix("listening on ")
+        .expect("`listening on URL`")
+        .to_owned();
+    (server, url)
+}
+
+#[test]
+fn calls_jayson_over_http_tcp_and_websocket() {
+    for transport in ["http", "tcp", "ws"] {
+        let (_server, url) = jayson(transport);
+        let url = if transport == "tcp" {
+            url
+        } else {
+            format!("{url}/")
+        };
+        assert_eq!(
+            typed_rpc(&["call", &url, "subtract", "42", "23"]).ok(),
+            "19\n",
+            "{transport}"
+        );
+        assert_eq!(
+            typed_rpc(&["call", &url, "subtract", "subtrahend=23", "minuend=42"]).ok(),
+            "19\n",
+            "{transport}"
+        );
+        assert_eq!(
+            typed_rpc(&["call", "--compact", &url, "get_data"]).ok(),
+            "[\"hello\",5]\n",
+            "{transport}"
+        );
+
+        // jayson's own -32602, and its application error -32000 with data.
+        let run = typed_rpc(&["call", "--compact", &url, "subtract", "42"]);
+        assert_eq!(run.code(), 5, "{transport}: {run:?}");
+        let error: Value = serde_json::from_str(&run.stderr).expect("the error object");
+        assert_eq!(error["code"], -32602);
+        assert_eq!(error["data"]["param"], "subtrahend");
+        let run = typed_rpc(&["call", &url, "add", "9007199254740991", "1"]);
+        assert_eq!(run.code(), 5, "{transport}: {run:?}");
+        let error: Value = serde_json::from_str(&run.stderr).expect("the error object");
+        assert_eq!(error["message"], "Overflow");
+    }
+}
+
+#[test]
+fn a_batch_and_notifications_to_jayson() {
+    let file = scratch_file(
+        "jayson.jsonl",
+        "{\"method\": \"update\", \"params\": [4, 5], \"notify\": true}\n\
+         {\"method\": \"sum\", \"params\": [1, 2, 3]}\n\
+         {\"method\": \"nope\"}\n\
+         {\"method\": \"total\"}\n",
+    );
+    for transport in ["http", "tcp", "ws"] {
+        let (_server, url) = jayson(transport);
+        let url = if transport == "tcp" {
+            url
+        } else {
+            format!("{url}/")
+        };
+        let run = typed_rpc(&["batch", "--compact", &url, file.to_str().unwrap()]);
+        assert_eq!(
+            run.code(),
+            5,
+            "{transport}: one call has no method: {run:?}"
+        );
+        let replies: Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert_eq!(
+            replies[0],
+            serde_json::json!({ "method": "sum", "result": 6 }),
+            "{transport}"
+        );
+        assert_eq!(replies[1]["error"]["code"], -32601, "{transport}");
+        assert_eq!(replies[2]["method"], "total", "{transport}");
+        assert!(run.stderr.contains("1 of 3 calls failed"), "{}", run.stderr);
+
+        typed_rpc(&["call", "--notify", &url, "update", "10"]).ok();
+        assert_eq!(
+            typed_rpc(&["call", &url, "total"]).ok(),
+            "19\n",
+            "{transport}"
+        );
+    }
+}
+
+#[test]
+fn spawns_a_vscode_jsonrpc_server_on_stdio_with_content_length() {
+    node_packages();
+    let script = interop_dir().join("vscode_server.js");
+    let url = format!("stdio:node '{}'", script.display());
+    let call = |args: &[&str]| {
+        let mut all = vec!["call", "--framing", "content-length", &url];
+        all.extend_from_slice(args);
+        typed_rpc(&all)
+    };
+    assert_eq!(call(&["subtract", "42", "23"]).ok(), "19\n");
+    assert_eq!(call(&["sum", "1", "2", "4"]).ok(), "7\n");
+    let run = call(&["add", "a=1"]);
+    assert_eq!(run.code(), 5, "{run:?}");
+    assert!(run.stderr.contains("-32602"), "{}", run.stderr);
+}

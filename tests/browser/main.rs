@@ -1,0 +1,219 @@
+//! A real browser: Debian's `chromium`, headless, driven by `playwright-core`
+//! (pinned in `tests/browser/npm`), loads a page from one origin that calls
+//! the calculator on another with `fetch` (preflighted), over a `WebSocket`
+//! and as Server-Sent Events, and shows the results; the test reads them
+//! from the page. The same page from an origin the server does not allow
+//! is refused: its `fetch` rejects, its `WebSocket` errors, and a call it
+//! sends without a preflight never runs.
+//!
+//! Needs `/usr/bin/chromium` (`apt-get install -y chromium`, which `.ci/run`
+//! does when it is missing) and Node.js 20+ with npm; without them the test
+//! fails, saying so. The npm package is installed here on first use unless
+//! `.ci/run` has.
+
+#[path = "../../examples/common/calculator_api.rs"]
+mod calculator_api;
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{OnceLock, mpsc};
+use std::time::{Duration, Instant};
+
+use futures_util::stream::{self, Stream};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use typed_rpc::transport::Server;
+use typed_rpc::transport::http::{Cors, HttpClient};
+use typed_rpc::{Router, RpcResult, rpc};
+
+use calculator_api::{Calc, Calculator, CalculatorClient};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// How long the driver may take, the browser's start included.
+const DRIVER_LIMIT: Duration = Duration::from_secs(90);
+
+/// A streaming method beside the calculator, for the page's event stream.
+#[rpc]
+pub trait Ticker {
+    /// `0..to`, one item each.
+    #[method(name = "count", stream)]
+    async fn count(
+        &self,
+        to: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
+}
+
+struct Ticks;
+
+impl Ticker for Ticks {
+    async fn count(
+        &self,
+        to: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
+        Ok(stream::iter((0..to).map(Ok)))
+    }
+}
+
+fn npm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/npm")
+}
+
+/// Chromium is there, and so is the pinned `playwright-core`.
+fn provisioned() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        assert!(
+            Path::new(CHROMIUM).is_file(),
+            "Debian's chromium is not installed at {CHROMIUM}: run `apt-get install -y chromium` \
+             as root (.ci/run installs it when it is missing)"
+        );
+        if npm_dir()
+            .join("node_modules/playwright-core/package.json")
+            .is_file()
+        {
+            return;
+        }
+        let status = Command::new("npm")
+            .current_dir(npm_dir())
+            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap_or_else(|err| panic!("the browser test needs npm on PATH: {err}"));
+        assert!(
+            status.success(),
+            "`npm ci` in tests/browser/npm failed ({status})"
+        );
+    });
+}
+
+/// The driver, `node drive.js`, ended when dropped: asked to stop first
+/// (it closes the browser), killed if it does not.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What each page showed, by name: `pages` are `(name, url)`.
+fn drive(pages: &[(&str, String)]) -> Value {
+    provisioned();
+    let mut command = Command::new("node");
+    command.current_dir(npm_dir()).arg("drive.js");
+    for (name, url) in pages {
+        command.arg(format!("{name}={url}"));
+    }
+    let mut driver = Driver(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|err| panic!("the browser test needs Node.js on PATH: {err}")),
+    );
+    let out = drain(driver.0.stdout.take());
+    let err = drain(driver.0.stderr.take());
+    let deadline = Instant::now() + DRIVER_LIMIT;
+    let status = loop {
+        if let Some(status) = driver.0.try_wait().expect("the driver's status") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the browser driver ran longer than {DRIVER_LIMIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (out, err) = (
+        out.recv().unwrap_or_default(),
+        err.recv().unwrap_or_default(),
+    );
+    assert!(
+        status.success(),
+        "the browser driver failed ({status}):\n{err}"
+    );
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
+}
+
+/// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        let _ = tx.send(text);
+    });
+    rx
+}
+
+/// Serves the page on a loopback port of its own: an origin.
+async fn page_server() -> SocketAddr {
+    let page = axum::response::Html(include_str!("page.html"));
+    let app = axum::Router::new().route("/", axum::routing::get(move || async move { page }));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_refused() {
+    let allowed = page_server().await;
+    let refused = page_server().await;
+    let router = Router::builder()
+        .service(Calc::default().into_service())
+        .service(Ticks.into_service())
+        .build()
+        .unwrap();
+    let cors = Cors::allow_origins([format!("http://{allowed}")]).unwrap();
+    let handle = Server::new(router)
+        .cors(cors)
+        .serve_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let rpc = handle.local_addr().unwrap();
+
+    let pages = [
+        ("allowed", format!("http://{allowed}/?rpc={rpc}")),
+        ("refused", format!("http://{refused}/?rpc={rpc}")),
+    ];
+    let seen = tokio::task::spawn_blocking(move || drive(&pages))
+        .await
+        .unwrap();
+
+    let allowed = &seen["allowed"];
+    assert_eq!(allowed["fetch"], "19", "{seen}");
+    assert_eq!(allowed["ws"], "7", "{seen}");
+    assert_eq!(allowed["sse"], "text/event-stream: 0 1 2", "{seen}");
+    assert_eq!(allowed["blind"], "sent", "{seen}");
+
+    let refused = &seen["refused"];
+    assert_eq!(refused["fetch"], "refused: Failed to fetch", "{seen}");
+    assert_eq!(refused["ws"], "refused: WebSocket error", "{seen}");
+    assert_eq!(refused["sse"], "refused: Failed to fetch", "{seen}");
+    assert_eq!(refused["blind"], "sent", "the browser sends it: {seen}");
+
+    // Only the allowed page's blind update ran: the refused one's never did.
+    let calculator = CalculatorClient::new(HttpClient::new(&format!("http://{rpc}/")).unwrap());
+    assert_eq!(calculator.total().await.unwrap(), 1000, "{seen}");
+    assert!(handle.shutdown().await);
+}

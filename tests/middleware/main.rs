@@ -1,0 +1,16 @@
+//! Call layers (`RouterBuilder::layer`): their order, answering in the
+//! handler's place, batches and notifications call by call, extensions
+//! for the handler, every transport, subscriptions, cancellation; the
+//! `tracing` spans of calls, connections and client calls; and per-method
+//! metrics kept by a layer.
+
+// Not every transport's client is used here.
+#[allow(dead_code)]
+#[path = "../support/connect.rs"]
+mod connect;
+
+mod api;
+mod layers;
+mod metrics;
+mod spans;
+mod transports;
