@@ -20,9 +20,10 @@ pub(super) type Running = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
-/// The size past which a chunk takes no more events: a few TCP segments,
-/// small beside what the socket buffers hold.
-const GATHER: usize = 16 * 1024;
+/// The size past which a chunk takes no more events: as much as the
+/// duplex transports write between two flushes, and small beside what the
+/// socket buffers hold.
+const GATHER: usize = 64 * 1024;
 
 /// A stream of events, polled by hyper only as fast as the client reads:
 /// a handler sending events waits on the bounded queue in between, and a
