@@ -122,6 +122,36 @@ async fn a_raw_peer_sees_the_id_first_then_notifications_then_true_and_silence()
 }
 
 #[tokio::test]
+async fn two_floods_on_one_connection_take_turns_and_calls_are_still_answered() {
+    let handle = serve_tcp(TickerServer::default()).await;
+    let mut peer = crate::raw::LinePeer::connect(handle.local_addr().unwrap()).await;
+    for id in [1, 2] {
+        let flood = format!(r#"{{"jsonrpc":"2.0","method":"flood","params":[1000000],"id":{id}}}"#);
+        peer.send(&flood).await;
+    }
+    let mut subscriptions = Vec::new();
+    let mut items = std::collections::HashMap::<String, usize>::new();
+    while items.values().sum::<usize>() < 4000 {
+        let message = peer.next().await;
+        match message["params"]["subscription"].as_str() {
+            Some(id) => *items.entry(id.to_owned()).or_default() += 1,
+            None => subscriptions.push(message["result"].as_str().unwrap().to_owned()),
+        }
+    }
+    assert_eq!(subscriptions.len(), 2, "both subscribed: {items:?}");
+    for id in &subscriptions {
+        assert!(items[id] >= 1000, "each stream gets its turns: {items:?}");
+    }
+    // A call behind the floods is answered, after at most what the buffers hold.
+    peer.send(r#"{"jsonrpc":"2.0","method":"ping","id":3}"#).await;
+    let mut behind = 0;
+    while peer.next().await["id"] != 3 {
+        behind += 1;
+        assert!(behind < 200_000, "the call is answered");
+    }
+}
+
+#[tokio::test]
 async fn closing_the_connection_drops_the_producer() {
     let server = TickerServer::default();
     let alive = server.alive.clone();

@@ -1,5 +1,5 @@
 //! A handler's stream of items, type-erased, each written straight into the
-//! message that carries it.
+//! buffer of the transport that carries it.
 #![cfg_attr(
     not(any(feature = "http", feature = "duplex")),
     expect(
@@ -15,7 +15,6 @@ use futures_core::Stream;
 use serde::Serialize;
 
 use crate::ErrorObject;
-use crate::wire;
 
 /// The constant text around each item of one stream: an SSE event's
 /// `data: {"jsonrpc":"2.0","result":` and `,"id":7}\n\n`, or a
@@ -25,12 +24,19 @@ pub(crate) struct Frame {
     pub(crate) tail: String,
 }
 
-/// What a stream yields next.
-pub(crate) enum Item {
-    /// An item, framed: the whole message to send.
-    Message(String),
-    /// The handler's stream failed; it ends here.
-    Error(ErrorObject),
+impl Frame {
+    /// Appends `item` to `out` between the head and the tail; on an error
+    /// `out` is left as it was.
+    pub(crate) fn write<T: Serialize + ?Sized>(&self, item: &T, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let start = out.len();
+        out.extend_from_slice(self.head.as_bytes());
+        if let Err(err) = serde_json::to_writer(&mut *out, item) {
+            out.truncate(start);
+            return Err(err);
+        }
+        out.extend_from_slice(self.tail.as_bytes());
+        Ok(())
+    }
 }
 
 /// A streaming handler's items, whatever their type.
@@ -44,8 +50,12 @@ impl std::fmt::Debug for Items {
     }
 }
 
+/// What the next poll of a stream gave: `Ok` once an item is appended to
+/// the buffer, the stream's error (it ends there), or `None` at its end.
+pub(crate) type Polled = Poll<Option<Result<(), ErrorObject>>>;
+
 trait Source: Send {
-    fn poll_item(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame) -> Poll<Option<Item>>;
+    fn poll_into(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled;
 }
 
 pin_project_lite::pin_project! {
@@ -63,7 +73,7 @@ where
     T: Serialize,
     E: Into<ErrorObject>,
 {
-    fn poll_item(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame) -> Poll<Option<Item>> {
+    fn poll_into(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled {
         let this = self.project();
         if *this.panicked {
             return Poll::Ready(None);
@@ -76,24 +86,21 @@ where
         let Ok(polled) = polled else {
             *this.panicked = true;
             tracing::error!("a stream's producer panicked");
-            return Poll::Ready(Some(Item::Error(ErrorObject::internal_error())));
+            return Poll::Ready(Some(Err(ErrorObject::internal_error())));
         };
         polled.map(|next| {
             Some(match next? {
-                Ok(item) => match wire::framed(&frame.head, &item, &frame.tail) {
-                    Ok(message) => Item::Message(message),
-                    Err(err) => unserializable(&err),
-                },
-                Err(err) => Item::Error(err.into()),
+                Ok(item) => frame.write(&item, out).map_err(|err| unserializable(&err)),
+                Err(err) => Err(err.into()),
             })
         })
     }
 }
 
 #[cold]
-fn unserializable(err: &serde_json::Error) -> Item {
+fn unserializable(err: &serde_json::Error) -> ErrorObject {
     tracing::error!(%err, "a stream's item could not be serialized");
-    Item::Error(ErrorObject::internal_error())
+    ErrorObject::internal_error()
 }
 
 impl Items {
@@ -112,8 +119,9 @@ impl Items {
         }
     }
 
-    /// The next item framed by `frame`; `None` once the stream has ended.
-    pub(crate) async fn next(&mut self, frame: &Frame) -> Option<Item> {
-        std::future::poll_fn(|cx| self.source.as_mut().poll_item(cx, frame)).await
+    /// Polls for the next item, appended to `out` framed by `frame` when
+    /// it is ready.
+    pub(crate) fn poll_into(&mut self, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled {
+        self.source.as_mut().poll_into(cx, frame, out)
     }
 }

@@ -26,7 +26,7 @@ mod items;
 
 pub use items::Items;
 #[cfg(any(feature = "http", feature = "duplex"))]
-pub(crate) use items::{Frame, Item};
+pub(crate) use items::Frame;
 
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, StreamInfo};

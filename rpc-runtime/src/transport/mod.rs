@@ -31,7 +31,7 @@ pub mod tls;
 pub mod ws;
 
 #[cfg(feature = "duplex")]
-pub use connection::{Connection, Inbound, MessageReader, MessageWriter};
+pub use connection::{Connection, Inbound, MessageReader, MessageWriter, Serialized};
 pub use limits::Limits;
 pub use server::{Server, ServerGroup, ServerHandle};
 

@@ -12,4 +12,4 @@ pub use id::Id;
 pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};
 pub use response::Response;
-pub(crate) use response::{failure, framed, success};
+pub(crate) use response::{failure, success};

@@ -54,22 +54,6 @@ fn envelope<T: Serialize + ?Sized>(
     Ok(String::from_utf8(text).unwrap_or_default())
 }
 
-/// `head`, then `value` as JSON, then `tail`: one message of a stream (a
-/// Server-Sent Event, a subscription's notification) whose constant parts
-/// are written once per stream rather than through serde per item.
-pub(crate) fn framed<T: Serialize + ?Sized>(
-    head: &str,
-    value: &T,
-    tail: &str,
-) -> serde_json::Result<String> {
-    let mut text = Vec::with_capacity(head.len() + 64 + tail.len());
-    text.extend_from_slice(head.as_bytes());
-    serde_json::to_writer(&mut text, value)?;
-    text.extend_from_slice(tail.as_bytes());
-    // serde_json writes UTF-8 and the rest is `str`s: this check cannot fail.
-    Ok(String::from_utf8(text).unwrap_or_default())
-}
-
 /// A response as a client reads it, borrowed from the response text.
 ///
 /// ```

@@ -22,6 +22,9 @@
 //! | `order.rs` | the peer's notifications, in order with what follows them |
 //! | `cancel.rs` | the peer's requests in flight, by id, for its cancel notifications |
 //! | `writer.rs` | the write loop and its two queues |
+//! | `subscribed.rs` | this end's subscriptions to the peer: their items, by id |
+//! | `subscriptions.rs` | the peer's subscriptions: ids, limits, subscribe and unsubscribe |
+//! | `producers.rs` | the subscriptions' streams, pulled by the writer |
 //! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
@@ -31,6 +34,7 @@ mod direct;
 mod message;
 mod open;
 mod order;
+mod producers;
 mod reader;
 mod span;
 mod subscribed;
@@ -38,7 +42,7 @@ mod subscriptions;
 mod writer;
 
 pub(crate) use direct::{Direct, DirectReply, ViaWriter};
-pub use message::{Inbound, MessageReader, MessageWriter};
+pub use message::{Inbound, MessageReader, MessageWriter, Serialized};
 #[cfg(feature = "stream")]
 pub(crate) use open::open_client;
 pub(crate) use open::{Setup, Timers, open};
@@ -84,7 +88,7 @@ pub struct Connection {
 const FIRST_ID: u64 = 1;
 
 struct Shared {
-    outbox: mpsc::Sender<String>,
+    outbox: mpsc::Sender<writer::Outbound>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Bytes>>>,
     next_id: AtomicU64,
     /// Cancelled when the connection is ending: no more calls are accepted.
@@ -201,7 +205,7 @@ impl Connection {
         if self.is_closed() {
             return Err(closed());
         }
-        self.shared.outbox.send(message).await.map_err(|_| closed())
+        self.shared.outbox.send(message.into()).await.map_err(|_| closed())
     }
 }
 
@@ -320,8 +324,8 @@ impl Drop for ForgetOnDrop<'_> {
 /// Queues `message` without waiting: at once if the queue has room, else
 /// from a task (a drop must not block, nor lose the message to a full queue).
 #[cold]
-fn send_soon(outbox: &mpsc::Sender<String>, message: String) {
-    match outbox.try_send(message) {
+fn send_soon(outbox: &mpsc::Sender<writer::Outbound>, message: String) {
+    match outbox.try_send(message.into()) {
         Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
         Err(mpsc::error::TrySendError::Full(message)) => {
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -49,7 +49,7 @@ impl Order {
                     while let Some((number, message)) = queued.recv().await {
                         // An invalid notification is answered, as the protocol says.
                         if let Some(reply) = router.handle_with(&message, &context).await {
-                            let _ = outbox.send(reply).await;
+                            let _ = outbox.send(reply.into()).await;
                         }
                         done_tx.send_replace(number);
                     }

@@ -14,7 +14,7 @@ use tokio::task::JoinSet;
 
 use super::cancel::Cancels;
 use super::order::Order;
-use super::writer::Replies;
+use super::writer::{Outbound, Replies};
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
 use crate::router::FromPeer;
 use crate::transport::sync::in_flight::{InFlight, Permit};
@@ -77,7 +77,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             Some(Ok(Inbound::TooLarge)) => {
                 active.store(true, Ordering::Relaxed);
                 touch(setup);
-                let _ = shared.outbox.send(too_large()).await;
+                let _ = shared.outbox.send(too_large().into()).await;
                 continue;
             }
             // Idle: close only if nothing is going on, else wait a whole
@@ -286,7 +286,7 @@ fn is_cancel(cancels: &mut Option<Cancels>, notification: &[u8]) -> bool {
 pub(super) struct Running<'a, F> {
     call: F,
     permit: Permit,
-    outbox: &'a mpsc::Sender<String>,
+    outbox: &'a mpsc::Sender<Outbound>,
     /// The request, if it can be cancelled once it runs as a task.
     held: Option<Bytes>,
 }
@@ -350,7 +350,7 @@ where
             // Only a request's reply: a lone notification or response goes
             // through `inline`, or is sorted out before the router.
             if let Served::Reply(Some(reply)) = served {
-                let _ = outbox.send(reply).await;
+                let _ = outbox.send(reply.into()).await;
             }
             drop(permit);
         });

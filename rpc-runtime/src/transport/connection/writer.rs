@@ -1,4 +1,5 @@
-//! The write loop and the two queues it sends from.
+//! The write loop, the two queues it sends from, and the subscriptions it
+//! pulls items from.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -10,16 +11,39 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::producers::{Producer, Producers};
 use super::{Direct, DirectReply, MessageWriter, Shared};
 use crate::transport::sync::in_flight::Permit;
 use crate::transport::sync::lock;
 use crate::transport::sync::rare_events::{self, Nudge, Rare};
 
+/// The most bytes written between two flushes: a write to the socket per
+/// few dozen TCP segments when a subscription's items keep coming, and a
+/// bound on what a transport buffers before the peer takes it.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// What goes through the outbox, in order.
+pub(super) enum Outbound {
+    /// A message to send.
+    Message(String),
+    /// A subscription whose items the writer sends from now on, after the
+    /// messages queued before it (the call's reply among them).
+    Stream(Box<Producer>),
+    /// Ends a subscription: nothing of it is sent after this.
+    Stop(String),
+}
+
+impl From<String> for Outbound {
+    fn from(message: String) -> Self {
+        Outbound::Message(message)
+    }
+}
+
 /// Sends what is queued until the connection closes; `true` when it ended
 /// with everything sent and the connection closed cleanly.
 pub(super) async fn write_loop<W: MessageWriter>(
     writer: W,
-    outbox: mpsc::Receiver<String>,
+    outbox: mpsc::Receiver<Outbound>,
     finished: &Finished,
     shared: &Shared,
     timeout: Option<Duration>,
@@ -28,6 +52,7 @@ pub(super) async fn write_loop<W: MessageWriter>(
         outbox,
         armed: None,
         finished,
+        producers: Producers::default(),
     };
     let clean = write_all(writer, &mut queues, shared, timeout).await;
     // Nothing more is written: replies handed over from now on are dropped
@@ -53,9 +78,11 @@ pub(super) async fn write_all<W: MessageWriter>(
             return false;
         }
     }
-    // Closing: send what is already queued, then end the connection cleanly.
+    // Closing: the subscriptions end here; send what is already queued,
+    // then end the connection cleanly.
+    queues.producers.close();
     while let Some(message) = queues.try_next() {
-        if write(&mut writer, &message, timeout).await.is_err() {
+        if write(&mut writer, message, queues, timeout).await.is_err() {
             return false;
         }
     }
@@ -81,31 +108,54 @@ where
         })
 }
 
-/// Writes `first` and everything else already queued, then flushes once.
+/// Writes `first` and everything else ready (queued messages first, then
+/// the subscriptions' items), up to [`FLUSH_AT`] bytes, then flushes once.
 pub(super) async fn write_batch<W: MessageWriter>(
     writer: &mut W,
     first: Outgoing,
     queues: &mut Queues<'_>,
     timeout: Option<Duration>,
 ) -> io::Result<()> {
-    write(writer, &first, timeout).await?;
-    while let Some(message) = queues.try_next() {
-        write(writer, &message, timeout).await?;
+    let mut written = write(writer, first, queues, timeout).await?;
+    while written < FLUSH_AT {
+        let next = match queues.try_next() {
+            Some(message) => message,
+            // Nothing queued: the subscriptions' items that are ready, as
+            // many as fit.
+            None => {
+                let room = FLUSH_AT - written;
+                let gather = |cx: &mut std::task::Context<'_>| {
+                    Poll::Ready(queues.producers.gather(cx, room))
+                };
+                if std::future::poll_fn(gather).await == 0 {
+                    break;
+                }
+                Outgoing::Items
+            }
+        };
+        written += write(writer, next, queues, timeout).await?;
     }
     within(timeout, writer.flush()).await
 }
 
-/// Writes one message; a reply the reader already put in the transport's
-/// buffer needs only the flush that follows.
+/// Writes one message, and says how long it was; a reply the reader
+/// already put in the transport's buffer needs only the flush that follows.
 pub(super) async fn write<W: MessageWriter>(
     writer: &mut W,
-    message: &Outgoing,
+    message: Outgoing,
+    queues: &mut Queues<'_>,
     timeout: Option<Duration>,
-) -> io::Result<()> {
-    match message.text() {
-        Some(text) => within(timeout, writer.write_message(text)).await,
-        None => Ok(()),
+) -> io::Result<usize> {
+    if let Outgoing::Items = message {
+        let items = queues.producers.gathered();
+        within(timeout, writer.write_serialized(items)).await?;
+        return Ok(queues.producers.clear());
     }
+    let Some(text) = message.text() else {
+        return Ok(0);
+    };
+    within(timeout, writer.write_message(text)).await?;
+    Ok(text.len())
 }
 
 /// Replies of requests that finished as they were read, handed from the
@@ -153,7 +203,7 @@ pub(super) struct Replies<'a, D> {
     /// The writer: it runs after the reader in the same pass of the task.
     pub(super) writer: Nudge,
     /// The writer's other queue, checked before a reply is sent directly.
-    pub(super) outbox: &'a mpsc::Sender<String>,
+    pub(super) outbox: &'a mpsc::Sender<Outbound>,
     pub(super) direct: D,
 }
 
@@ -213,26 +263,32 @@ impl<D: DirectReply> Replies<'_, D> {
 /// Where the writer takes its messages from.
 pub(super) struct Queues<'a> {
     /// Messages of any kind: requests and notifications to the peer, replies
-    /// of requests that ran as tasks.
-    outbox: mpsc::Receiver<String>,
+    /// of requests that ran as tasks; and subscriptions starting and ending.
+    outbox: mpsc::Receiver<Outbound>,
     /// The waker the outbox holds, if it still holds one: it gives it up
     /// (and wakes it) at the next message sent.
     armed: Option<Waker>,
     finished: &'a Finished,
+    /// The subscriptions whose items are sent when nothing is queued.
+    producers: Producers,
 }
 
 /// A message for the writer.
 pub(super) enum Outgoing {
     Finished(Reply),
     Queued(String),
+    /// The subscriptions' items gathered in the producers' buffer.
+    Items,
 }
 
 impl Outgoing {
-    /// `None`: nothing to write, only a flush.
+    /// The text of a reply or a queued message; `None` for a reply with
+    /// nothing to write, only a flush, and for items (written as bytes).
     fn text(&self) -> Option<&str> {
         match self {
             Outgoing::Finished(reply) => reply.text.as_deref(),
             Outgoing::Queued(text) => Some(text),
+            Outgoing::Items => None,
         }
     }
 }
@@ -244,28 +300,47 @@ impl Queues<'_> {
         F: Future<Output = ()>,
     {
         std::future::poll_fn(|cx| {
-            if let Some(next) = self.try_next() {
-                return Poll::Ready(Some(next));
-            }
-            // Waiting on the outbox costs a lock-free handshake and a
-            // waker registration; when the outbox still holds this waker
-            // (no message came since), there is nothing to register.
-            if !self
-                .armed
-                .as_ref()
-                .is_some_and(|armed| armed.will_wake(cx.waker()))
-            {
+            loop {
+                if let Some(next) = self.ready(cx) {
+                    return Poll::Ready(Some(next));
+                }
+                // Waiting on the outbox costs a lock-free handshake and a
+                // waker registration; when the outbox still holds this waker
+                // (no message came since), there is nothing to register.
+                if self
+                    .armed
+                    .as_ref()
+                    .is_some_and(|armed| armed.will_wake(cx.waker()))
+                {
+                    break;
+                }
                 // Out of budget, the outbox returns `Pending` without taking
                 // the waker: it is not armed then.
                 let registers = tokio::task::coop::has_budget_remaining();
-                if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
-                    return Poll::Ready(Some(Outgoing::Queued(message)));
+                match self.outbox.poll_recv(cx) {
+                    Poll::Ready(Some(outbound)) => {
+                        if let Some(message) = self.take(outbound) {
+                            return Poll::Ready(Some(Outgoing::Queued(message)));
+                        }
+                    }
+                    _ => {
+                        self.armed = registers.then(|| cx.waker().clone());
+                        break;
+                    }
                 }
-                self.armed = registers.then(|| cx.waker().clone());
             }
             Pin::new(&mut *closing).poll(cx).map(|()| None)
         })
         .await
+    }
+
+    /// The next message if one is waiting, else the next item of a
+    /// subscription if one is ready (`cx` to be woken when one is).
+    fn ready(&mut self, cx: &mut std::task::Context<'_>) -> Option<Outgoing> {
+        if let Some(next) = self.try_next() {
+            return Some(next);
+        }
+        (self.producers.gather(cx, FLUSH_AT) > 0).then_some(Outgoing::Items)
     }
 
     /// The next message if one is waiting. The outbox first: what a
@@ -275,14 +350,28 @@ impl Queues<'_> {
     fn try_next(&mut self) -> Option<Outgoing> {
         // Checked before it is read: an empty outbox is the common case,
         // and `is_empty` is the cheapest way to find it so.
-        if !self.outbox.is_empty() {
+        while !self.outbox.is_empty() {
             // A message was sent: the outbox has woken (and let go of) the
             // waker it held.
             self.armed = None;
-            if let Ok(message) = self.outbox.try_recv() {
+            let Ok(outbound) = self.outbox.try_recv() else {
+                break;
+            };
+            if let Some(message) = self.take(outbound) {
                 return Some(Outgoing::Queued(message));
             }
         }
         self.finished.pop()
+    }
+
+    /// What `outbound` asks for: a message to send, or a subscription
+    /// started or stopped here.
+    fn take(&mut self, outbound: Outbound) -> Option<String> {
+        match outbound {
+            Outbound::Message(message) => return Some(message),
+            Outbound::Stream(producer) => self.producers.start(producer),
+            Outbound::Stop(subscription) => self.producers.stop(&subscription),
+        }
+        None
     }
 }

@@ -9,7 +9,7 @@ use std::io;
 use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 
-use crate::transport::{Inbound, MessageReader, MessageWriter};
+use crate::transport::{Inbound, MessageReader, MessageWriter, Serialized};
 
 /// How messages are delimited on a byte stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -256,17 +256,15 @@ impl<W: AsyncWrite + Unpin + Send + 'static> FramedWriter<W> {
 
 impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for FramedWriter<W> {
     async fn write_message(&mut self, message: &str) -> io::Result<()> {
-        match self.framing {
-            Framing::Lines => {
-                self.inner.write_all(message.as_bytes()).await?;
-                self.inner.write_all(b"\n").await
-            }
-            Framing::ContentLength => {
-                let header = format!("Content-Length: {}\r\n\r\n", message.len());
-                self.inner.write_all(header.as_bytes()).await?;
-                self.inner.write_all(message.as_bytes()).await
-            }
+        self.write_bytes(message.as_bytes()).await
+    }
+
+    /// The bytes as they are: a byte stream carries no text type.
+    async fn write_serialized(&mut self, messages: Serialized<'_>) -> io::Result<()> {
+        for message in messages.iter() {
+            self.write_bytes(message).await?;
         }
+        Ok(())
     }
 
     async fn flush(&mut self) -> io::Result<()> {
@@ -276,5 +274,21 @@ impl<W: AsyncWrite + Unpin + Send + 'static> MessageWriter for FramedWriter<W> {
     async fn close(&mut self) -> io::Result<()> {
         self.inner.flush().await?;
         self.inner.shutdown().await
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> FramedWriter<W> {
+    async fn write_bytes(&mut self, message: &[u8]) -> io::Result<()> {
+        match self.framing {
+            Framing::Lines => {
+                self.inner.write_all(message).await?;
+                self.inner.write_all(b"\n").await
+            }
+            Framing::ContentLength => {
+                let header = format!("Content-Length: {}\r\n\r\n", message.len());
+                self.inner.write_all(header.as_bytes()).await?;
+                self.inner.write_all(message).await
+            }
+        }
     }
 }

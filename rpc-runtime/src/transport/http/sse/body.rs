@@ -6,12 +6,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::events::{Event, data_event};
+use super::events::{Event, ItemEvents, data_event};
 use crate::transport::http::respond::AnsweredLater;
 
 /// The call that answers the request: it runs while the body is read, and
@@ -20,19 +20,23 @@ pub(super) type Running = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
-/// The size past which a chunk takes no more events: a few TCP segments,
-/// small beside what the socket buffers hold.
-const GATHER: usize = 16 * 1024;
+/// The size past which a chunk takes no more events: as much as the
+/// duplex transports write between two flushes, and small beside what the
+/// socket buffers hold.
+const GATHER: usize = 64 * 1024;
 
 /// A stream of events, polled by hyper only as fast as the client reads:
-/// the producer waits on the bounded queue in between. Dropped when the
-/// client goes away, and the call with it.
+/// a handler sending events waits on the bounded queue in between, and a
+/// streaming method's items are pulled from its stream here, as the chunks
+/// are. Dropped when the client goes away, and the call and the stream with it.
 pub(crate) struct EventBody {
     /// An event taken from the queue before the response began.
     first: Option<Bytes>,
     events: mpsc::Receiver<Event>,
     /// `None` once it has finished.
     running: Option<Running>,
+    /// A streaming method's items, pulled as the client reads.
+    items: Option<Box<ItemEvents>>,
     /// The call's reply, sent after the events it queued.
     last: Option<Bytes>,
     keep_alive: Duration,
@@ -54,16 +58,22 @@ impl Drop for EventBody {
 impl EventBody {
     pub(super) fn new(
         events: mpsc::Receiver<Event>,
-        first: Option<Bytes>,
+        first: Option<Event>,
         running: Option<Running>,
         last: Option<String>,
         keep_alive: Duration,
         stopping: WaitForCancellationFutureOwned,
     ) -> Self {
+        let (first, items) = match first {
+            Some(Event::Data(data)) => (Some(data), None),
+            Some(Event::Items(items)) => (None, Some(items)),
+            None => (None, None),
+        };
         EventBody {
             first,
             events,
             running,
+            items,
             last: last.map(|reply| Bytes::from(data_event(&reply))),
             keep_alive,
             quiet: Box::pin(tokio::time::sleep(keep_alive)),
@@ -81,11 +91,12 @@ impl EventBody {
 
     /// The next chunk to send; `None` at the end of the stream.
     ///
-    /// A chunk holds every event ready, up to [`GATHER`] bytes, and the
-    /// running call is polled for more while there is room: each chunk
-    /// costs hyper a chunk header and a buffer in its write queue, the
-    /// kernel a piece of its `writev`, and the keep-alive timer a reset,
-    /// so a fast stream pays them per batch of events, not per event.
+    /// A chunk holds every event ready, up to [`GATHER`] bytes: the queued
+    /// ones first, then a streaming method's items, and the running call is
+    /// polled for more while there is room. Each chunk costs hyper a chunk
+    /// header and a buffer in its write queue, the kernel a piece of its
+    /// `writev`, and the keep-alive timer a reset, so a fast stream pays
+    /// them per batch of events, not per event.
     pub(crate) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         if self.ended {
             return Poll::Ready(None);
@@ -93,32 +104,18 @@ impl EventBody {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(self.sent(first)));
         }
-        let mut chunk = BytesMut::new();
+        let mut chunk = Vec::new();
         loop {
-            // `try_recv` first: `poll_recv` answers `Pending` once the
-            // task's cooperative budget is spent, even with events queued,
-            // and the gathering below would then go round without end.
-            let event = match (self.events.try_recv(), &self.running) {
-                (Ok(event), _) => Poll::Ready(Some(event)),
-                (Err(TryRecvError::Empty), Some(_)) => self.events.poll_recv(cx),
-                // Finished: what it queued, then its reply; a handle it
-                // left behind sends nothing more.
-                (Err(_), _) => Poll::Ready(None),
-            };
-            match event {
-                Poll::Ready(Some(Event::Data(data))) => {
-                    chunk.extend_from_slice(&data);
-                    if chunk.len() >= GATHER {
-                        return Poll::Ready(Some(self.sent(chunk.freeze())));
-                    }
-                    continue;
-                }
-                Poll::Ready(Some(Event::Open)) => continue,
+            if chunk.len() >= GATHER {
+                return Poll::Ready(Some(self.sent(chunk.into())));
+            }
+            match self.poll_event(cx, &mut chunk) {
+                Poll::Ready(true) => continue,
                 // The reply goes in a chunk of its own, after the events.
-                Poll::Ready(None) if !chunk.is_empty() => {
-                    return Poll::Ready(Some(self.sent(chunk.freeze())));
+                Poll::Ready(false) if !chunk.is_empty() => {
+                    return Poll::Ready(Some(self.sent(chunk.into())));
                 }
-                Poll::Ready(None) => {
+                Poll::Ready(false) => {
                     self.ended = true;
                     return Poll::Ready(self.last.take());
                 }
@@ -135,19 +132,62 @@ impl EventBody {
                 // Whole events only: what is gathered, then the end.
                 self.ended = true;
                 self.running = None;
-                return Poll::Ready((!chunk.is_empty()).then(|| self.sent(chunk.freeze())));
+                self.items = None;
+                return Poll::Ready((!chunk.is_empty()).then(|| self.sent(chunk.into())));
             }
             if !self.events.is_empty() {
                 // The call queued more while it ran: room for them.
                 continue;
             }
             if !chunk.is_empty() {
-                return Poll::Ready(Some(self.sent(chunk.freeze())));
+                return Poll::Ready(Some(self.sent(chunk.into())));
             }
             if self.quiet.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))));
             }
             return Poll::Pending;
+        }
+    }
+
+    /// Appends the next event to `chunk`: a streaming method's next item
+    /// while they come (what its handler queued before them has gone out
+    /// already), else a queued one. `Ready(false)` once there will be none
+    /// (the call finished, its queue and its items ended); `Pending` while
+    /// there is none yet.
+    fn poll_event(&mut self, cx: &mut Context<'_>, chunk: &mut Vec<u8>) -> Poll<bool> {
+        if let Some(items) = self.items.as_mut() {
+            match items.poll_event(cx, chunk) {
+                Poll::Ready(true) => return Poll::Ready(true),
+                // Its last event, if it failed, is in the chunk now.
+                Poll::Ready(false) => {
+                    self.items = None;
+                    return Poll::Ready(true);
+                }
+                Poll::Pending => {}
+            }
+        }
+        // `try_recv` first: `poll_recv` answers `Pending` once the task's
+        // cooperative budget is spent, even with events queued, and the
+        // gathering would then go round without end.
+        let event = match (self.events.try_recv(), &self.running) {
+            (Ok(event), _) => Poll::Ready(Some(event)),
+            (Err(TryRecvError::Empty), Some(_)) => self.events.poll_recv(cx),
+            // Finished: what it queued; a handle it left behind sends nothing more.
+            (Err(_), _) => Poll::Ready(None),
+        };
+        match event {
+            Poll::Ready(Some(Event::Data(data))) => {
+                chunk.extend_from_slice(&data);
+                Poll::Ready(true)
+            }
+            Poll::Ready(Some(Event::Items(items))) => {
+                self.items = Some(items);
+                Poll::Ready(true)
+            }
+            // The items, still running, wake the body when they have more.
+            Poll::Ready(None) if self.items.is_some() => Poll::Pending,
+            Poll::Ready(None) => Poll::Ready(false),
+            Poll::Pending => Poll::Pending,
         }
     }
 

@@ -74,13 +74,7 @@ pub(crate) async fn answer(
             return reply_response(reply);
         }
         Err(reply) => EventBody::new(events, None, None, reply, keep_alive, stopping),
-        Ok(first) => {
-            let first = match first {
-                Some(events::Event::Data(data)) => Some(data),
-                Some(events::Event::Open) | None => None,
-            };
-            EventBody::new(events, first, Some(running), None, keep_alive, stopping)
-        }
+        Ok(first) => EventBody::new(events, first, Some(running), None, keep_alive, stopping),
     };
     let mut response = Response::new(ResponseBody::events(body.when_ended(answered)));
     let headers = response.headers_mut();

@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::frame::{self, Opcode, Violation};
 use crate::transport::connection::{
-    self, Direct, DirectReply, Inbound, MessageReader, MessageWriter, Setup,
+    self, Direct, DirectReply, Inbound, MessageReader, MessageWriter, Serialized, Setup,
 };
 use crate::transport::sync::lock;
 
@@ -459,6 +459,19 @@ where
             return Err(io::ErrorKind::NotConnected.into());
         }
         frame::write(&mut socket.output, Opcode::Text, message.as_bytes());
+        Ok(())
+    }
+
+    /// A text frame of each message's bytes as they are (UTF-8 by
+    /// construction), all under one lock of the socket.
+    async fn write_serialized(&mut self, messages: Serialized<'_>) -> io::Result<()> {
+        let mut socket = lock(&self.socket);
+        if socket.close_sent {
+            return Err(io::ErrorKind::NotConnected.into());
+        }
+        for message in messages.iter() {
+            frame::write(&mut socket.output, Opcode::Text, message);
+        }
         Ok(())
     }
 
