@@ -7,8 +7,8 @@
 //! | `tcp://host:port` | a TCP connection, framed by lines or `Content-Length` |
 //! | `stdio:CMD ARGS` | `CMD` run as a child process, spoken to on its stdin and stdout |
 //!
-//! Whether `https://` and `wss://` work is up to the runtime's clients, which
-//! say so plainly when they do not.
+//! `https://` and `wss://` trust the system's certificate store (the
+//! runtime's clients, built with its `tls` feature).
 
 use std::future::Future;
 use std::time::Duration;
