@@ -143,7 +143,8 @@ async fn two_floods_on_one_connection_take_turns_and_calls_are_still_answered() 
         assert!(items[id] >= 1000, "each stream gets its turns: {items:?}");
     }
     // A call behind the floods is answered, after at most what the buffers hold.
-    peer.send(r#"{"jsonrpc":"2.0","method":"ping","id":3}"#).await;
+    peer.send(r#"{"jsonrpc":"2.0","method":"ping","id":3}"#)
+        .await;
     let mut behind = 0;
     while peer.next().await["id"] != 3 {
         behind += 1;

@@ -27,7 +27,11 @@ pub(crate) struct Frame {
 impl Frame {
     /// Appends `item` to `out` between the head and the tail; on an error
     /// `out` is left as it was.
-    pub(crate) fn write<T: Serialize + ?Sized>(&self, item: &T, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    pub(crate) fn write<T: Serialize + ?Sized>(
+        &self,
+        item: &T,
+        out: &mut Vec<u8>,
+    ) -> serde_json::Result<()> {
         let start = out.len();
         out.extend_from_slice(self.head.as_bytes());
         if let Err(err) = serde_json::to_writer(&mut *out, item) {
@@ -55,7 +59,12 @@ impl std::fmt::Debug for Items {
 pub(crate) type Polled = Poll<Option<Result<(), ErrorObject>>>;
 
 trait Source: Send {
-    fn poll_into(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled;
+    fn poll_into(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        frame: &Frame,
+        out: &mut Vec<u8>,
+    ) -> Polled;
 }
 
 pin_project_lite::pin_project! {
@@ -73,7 +82,12 @@ where
     T: Serialize,
     E: Into<ErrorObject>,
 {
-    fn poll_into(self: Pin<&mut Self>, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled {
+    fn poll_into(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        frame: &Frame,
+        out: &mut Vec<u8>,
+    ) -> Polled {
         let this = self.project();
         if *this.panicked {
             return Poll::Ready(None);
@@ -121,7 +135,12 @@ impl Items {
 
     /// Polls for the next item, appended to `out` framed by `frame` when
     /// it is ready.
-    pub(crate) fn poll_into(&mut self, cx: &mut Context<'_>, frame: &Frame, out: &mut Vec<u8>) -> Polled {
+    pub(crate) fn poll_into(
+        &mut self,
+        cx: &mut Context<'_>,
+        frame: &Frame,
+        out: &mut Vec<u8>,
+    ) -> Polled {
         self.source.as_mut().poll_into(cx, frame, out)
     }
 }

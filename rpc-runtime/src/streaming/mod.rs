@@ -24,9 +24,9 @@
 
 mod items;
 
-pub use items::Items;
 #[cfg(any(feature = "http", feature = "duplex"))]
 pub(crate) use items::Frame;
+pub use items::Items;
 
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, StreamInfo};

@@ -113,8 +113,8 @@ impl PushSettings {
             .map_err(|_| "not an absolute http URL".to_owned())?;
         match uri.scheme_str() {
             Some("http") => {}
-            // Deliveries are plain HTTP until the framework has TLS; an
-            // https webhook taken now would never be reached.
+            // Deliveries are plain HTTP until the sender's client uses the
+            // framework's TLS; an https webhook taken now would never be reached.
             Some("https") => return Err("https webhooks are not supported yet".into()),
             _ => return Err("only http webhooks are taken".into()),
         }

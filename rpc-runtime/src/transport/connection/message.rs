@@ -44,7 +44,9 @@ impl<'a> Serialized<'a> {
     pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
         let (bytes, ends) = (self.bytes, self.ends);
         let starts = std::iter::once(0).chain(ends.iter().copied());
-        starts.zip(ends.iter().copied()).map(move |(start, end)| &bytes[start..end])
+        starts
+            .zip(ends.iter().copied())
+            .map(move |(start, end)| &bytes[start..end])
     }
 
     /// How many messages there are.

@@ -205,7 +205,11 @@ impl Connection {
         if self.is_closed() {
             return Err(closed());
         }
-        self.shared.outbox.send(message.into()).await.map_err(|_| closed())
+        self.shared
+            .outbox
+            .send(message.into())
+            .await
+            .map_err(|_| closed())
     }
 }
 
