@@ -82,9 +82,9 @@ pub(super) struct Producers {
 
 impl Producers {
     /// Starts pulling from `producer`.
-    pub(super) fn start(&mut self, producer: Box<Producer>) {
+    pub(super) fn start(&mut self, producer: Producer) {
         if !self.closed {
-            self.live.push(*producer);
+            self.live.push(producer);
         }
     }
 

@@ -369,7 +369,7 @@ impl Queues<'_> {
     fn take(&mut self, outbound: Outbound) -> Option<String> {
         match outbound {
             Outbound::Message(message) => return Some(message),
-            Outbound::Stream(producer) => self.producers.start(producer),
+            Outbound::Stream(producer) => self.producers.start(*producer),
             Outbound::Stop(subscription) => self.producers.stop(&subscription),
         }
         None
