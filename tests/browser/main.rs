@@ -13,13 +13,14 @@
 
 #[path = "../../examples/common/calculator_api.rs"]
 mod calculator_api;
+#[path = "../support/process.rs"]
+mod process;
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{OnceLock, mpsc};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use futures_util::stream::{self, Stream};
 use serde_json::Value;
@@ -88,30 +89,6 @@ fn provisioned() {
     });
 }
 
-/// The driver, `node drive.js`, ended when dropped: asked to stop first
-/// (it closes the browser), killed if it does not.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        if matches!(self.0.try_wait(), Ok(Some(_))) {
-            return;
-        }
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if matches!(self.0.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// What each page showed, by name: `pages` are `(name, url)`.
 fn drive(pages: &[(&str, String)]) -> Value {
     provisioned();
@@ -120,49 +97,10 @@ fn drive(pages: &[(&str, String)]) -> Value {
     for (name, url) in pages {
         command.arg(format!("{name}={url}"));
     }
-    let mut driver = Driver(
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|err| panic!("the browser test needs Node.js on PATH: {err}")),
-    );
-    let out = drain(driver.0.stdout.take());
-    let err = drain(driver.0.stderr.take());
-    let deadline = Instant::now() + DRIVER_LIMIT;
-    let status = loop {
-        if let Some(status) = driver.0.try_wait().expect("the driver's status") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the browser driver ran longer than {DRIVER_LIMIT:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (
-        out.recv().unwrap_or_default(),
-        err.recv().unwrap_or_default(),
-    );
-    assert!(
-        status.success(),
-        "the browser driver failed ({status}):\n{err}"
-    );
+    // Ended at the limit by `SIGTERM` first: the driver closes the browser.
+    let (ok, out, err) = process::bounded(command, DRIVER_LIMIT);
+    assert!(ok, "the browser driver failed:\n{err}");
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
-}
-
-/// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_string(&mut text);
-        }
-        let _ = tx.send(text);
-    });
-    rx
 }
 
 /// Serves the page on a loopback port of its own: an origin.

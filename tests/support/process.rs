@@ -4,7 +4,7 @@
 //! (`#[path = "../support/process.rs"] mod process;`).
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -26,14 +26,30 @@ pub fn bounded(mut command: Command, limit: Duration) -> (bool, String, String) 
             break status;
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
+            end(&mut child);
             panic!("{shown} ran longer than {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     let text = |rx: mpsc::Receiver<String>| rx.recv().unwrap_or_default();
     (status.success(), text(out), text(err))
+}
+
+/// Ends `child`: asked first (`SIGTERM`), so that a driver can close what
+/// it started (a browser), killed if it has not ended within 5 s.
+fn end(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Reads a pipe to its end on a thread, so a full pipe never blocks the child.
