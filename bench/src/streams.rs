@@ -2,7 +2,7 @@
 //! `0..n`, one item each, as fast as the client takes them. Served by
 //! typed-rpc (Server-Sent Events over HTTP and a subscription over
 //! WebSocket), by jsonrpsee 0.26 (its WebSocket subscription) and by the
-//! floor (`floor_stream`).
+//! floors of both wire forms ([`floor`]).
 //!
 //! Over a WebSocket every implementation answers the call with a
 //! subscription id, then sends `{"jsonrpc":"2.0","method":"count_item",
@@ -93,11 +93,13 @@ pub mod jsonrpsee_api {
     }
 }
 
-/// The floor: the least work any correct server must do to send the
-/// stream as WebSocket notifications. Per item, serde_json writes the
-/// number between a constant head and tail straight into the output
-/// buffer, behind a hand-written frame header; the buffer goes to the
-/// socket whenever it holds [`floor::FLUSH_AT`] bytes, and at the end.
+/// The floors: the least work any correct server must do to send the
+/// stream, as WebSocket notifications or as Server-Sent Events. Per item,
+/// serde_json writes the number between a constant head and tail straight
+/// into the output buffer (behind a hand-written frame header over
+/// WebSocket); the buffer goes to the socket whenever it holds
+/// [`floor::FLUSH_AT`] bytes (as one chunk of a chunked body over SSE),
+/// and at the end.
 pub mod floor {
     use serde::Deserialize;
     use serde_json::value::RawValue;
@@ -127,23 +129,28 @@ pub mod floor {
     /// The subscription id: the floor serves one stream per connection.
     const SUBSCRIPTION: &str = "\"0x1\"";
 
+    /// The reply to anything but a `count` call.
+    pub const REFUSED: &str =
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+
+    /// A `count` call's id, as JSON text, and `n`; `None` for anything else.
+    pub fn count_call(text: &[u8]) -> Option<(String, u64)> {
+        match serde_json::from_slice::<Call>(text) {
+            Ok(call) if call.jsonrpc == "2.0" && call.method == super::METHOD => {
+                Some((call.id.get().to_owned(), call.params.0))
+            }
+            _ => None,
+        }
+    }
+
     /// Reads a call; only `count` with its one positional param is served.
     pub fn answer(text: &str) -> Answer {
-        match serde_json::from_str::<Call>(text) {
-            Ok(call) if call.jsonrpc == "2.0" && call.method == super::METHOD => {
-                let reply = format!(
-                    r#"{{"jsonrpc":"2.0","result":{SUBSCRIPTION},"id":{}}}"#,
-                    call.id.get()
-                );
-                Answer::Subscribed {
-                    reply,
-                    n: call.params.0,
-                }
-            }
-            _ => Answer::Refused(
-                r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#
-                    .to_owned(),
-            ),
+        match count_call(text.as_bytes()) {
+            Some((id, n)) => Answer::Subscribed {
+                reply: format!(r#"{{"jsonrpc":"2.0","result":{SUBSCRIPTION},"id":{id}}}"#),
+                n,
+            },
+            None => Answer::Refused(REFUSED.to_owned()),
         }
     }
 
@@ -187,9 +194,69 @@ pub mod floor {
         out.extend_from_slice(payload);
     }
 
+    /// The head of the floor's Server-Sent Events response: a chunked
+    /// body, as any server keeping its connection open must send.
+    pub const SSE_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+        cache-control: no-store\r\ntransfer-encoding: chunked\r\n\r\n";
+
+    /// The text around each item's event, for the call `id`: a whole
+    /// response, `data: {"jsonrpc":"2.0","result":` and `,"id":ID}` and
+    /// the blank line that ends an event.
+    pub fn event_frame(id: &str) -> (String, String) {
+        (
+            r#"data: {"jsonrpc":"2.0","result":"#.to_owned(),
+            format!(",\"id\":{id}}}\n\n"),
+        )
+    }
+
+    /// Appends the event of `item` to `out`: serde_json writes the number
+    /// straight into it, between `head` and `tail`.
+    pub fn push_event(out: &mut Vec<u8>, (head, tail): &(String, String), item: u64) {
+        out.extend_from_slice(head.as_bytes());
+        serde_json::to_writer(&mut *out, &item).expect("a number serializes");
+        out.extend_from_slice(tail.as_bytes());
+    }
+
+    /// Room left at the start of a chunk's buffer for its size line, so
+    /// that the chunk is written in one piece and never moved.
+    pub const CHUNK_SIZE_LINE: usize = 10;
+
+    /// A buffer for one chunk, its size line still to be written.
+    pub fn new_chunk(capacity: usize) -> Vec<u8> {
+        let mut chunk = Vec::with_capacity(capacity);
+        chunk.resize(CHUNK_SIZE_LINE, 0);
+        chunk
+    }
+
+    /// Seals `chunk` (from [`new_chunk`], data appended) as one chunk of a
+    /// chunked body: its size, as eight hex digits (leading zeros are
+    /// allowed), in the room left for it, and the line break after it.
+    pub fn seal_chunk(chunk: &mut Vec<u8>) {
+        let size = chunk.len() - CHUNK_SIZE_LINE;
+        let line = format!("{size:08x}\r\n");
+        chunk[..CHUNK_SIZE_LINE].copy_from_slice(line.as_bytes());
+        chunk.extend_from_slice(b"\r\n");
+    }
+
+    /// The chunk that ends a chunked body.
+    pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        #[test]
+        fn an_event_is_a_whole_response_in_a_sized_chunk() {
+            let frame = event_frame("7");
+            let mut chunk = new_chunk(64);
+            push_event(&mut chunk, &frame, 42);
+            seal_chunk(&mut chunk);
+            let event = "data: {\"jsonrpc\":\"2.0\",\"result\":42,\"id\":7}\n\n";
+            assert_eq!(
+                chunk,
+                format!("{:08x}\r\n{event}\r\n", event.len()).into_bytes()
+            );
+        }
 
         #[test]
         fn a_notification_is_one_text_frame_of_the_item() {
@@ -227,6 +294,10 @@ pub mod floor {
                 answer(r#"{"jsonrpc":"2.0","method":"add","params":[5],"id":1}"#),
                 Answer::Refused(_)
             ));
+            assert_eq!(
+                count_call(br#"{"jsonrpc":"2.0","method":"count","params":[3],"id":"x"}"#),
+                Some((r#""x""#.to_owned(), 3))
+            );
         }
     }
 }

@@ -1,10 +1,10 @@
 //! The streaming benchmark: items per second and server CPU per item for
 //! one stream of N small items (`count(n)`, the numbers `0..n`), over
 //! typed-rpc's Server-Sent Events, typed-rpc's WebSocket subscription,
-//! jsonrpsee 0.26's WebSocket subscription and the floor's
-//! (`typed_rpc_bench::streams`).
+//! jsonrpsee 0.26's WebSocket subscription and the floors', one for each
+//! wire form (`typed_rpc_bench::streams`).
 //!
-//! The three servers (`stream_server`) run pinned to CPU 0 (`taskset -c
+//! The four servers (`stream_server`) run pinned to CPU 0 (`taskset -c
 //! 0`) for the whole benchmark; for each case the client (`streamgen`),
 //! pinned to CPU 1, reads one stream as fast as it comes, and the server's
 //! CPU time (`/proc/PID/task/*/schedstat`) is read when the client sends
@@ -32,7 +32,7 @@ struct Case {
     url: &'static str,
 }
 
-const CASES: [Case; 4] = [
+const CASES: [Case; 5] = [
     Case {
         name: "typed-rpc SSE",
         server: 0,
@@ -53,14 +53,20 @@ const CASES: [Case; 4] = [
         server: 2,
         url: "ws://127.0.0.1:9111/",
     },
+    Case {
+        name: "floor SSE",
+        server: 3,
+        url: "http://127.0.0.1:9112/",
+    },
 ];
 
 const OURS_SSE: usize = 0;
 const OURS_WS: usize = 1;
 const JSONRPSEE: usize = 2;
 const FLOOR: usize = 3;
+const FLOOR_SSE: usize = 4;
 
-fn servers() -> [ServerSpec; 3] {
+fn servers() -> [ServerSpec; 4] {
     let spec = |name, which, addr, url| ServerSpec {
         name,
         bin: "stream_server",
@@ -82,6 +88,12 @@ fn servers() -> [ServerSpec; 3] {
             "ws://127.0.0.1:9211/",
         ),
         spec("floor", "floor", "127.0.0.1:9111", "ws://127.0.0.1:9111/"),
+        spec(
+            "floor (SSE)",
+            "floor-sse",
+            "127.0.0.1:9112",
+            "http://127.0.0.1:9112/",
+        ),
     ]
 }
 
@@ -174,13 +186,21 @@ fn print_table(table: &[Vec<Measured>], items: u64) {
     };
     let cpu = |case: usize, run: usize| table[case][run].server_ns;
     let rate = |case: usize, run: usize| table[case][run].items_per_s;
-    ratio("typed-rpc SSE / floor, server CPU per item", &|r| {
-        cpu(OURS_SSE, r) / cpu(FLOOR, r)
+    ratio("typed-rpc SSE / SSE floor, server CPU per item", &|r| {
+        cpu(OURS_SSE, r) / cpu(FLOOR_SSE, r)
     });
-    ratio("typed-rpc WebSocket / floor, server CPU per item", &|r| {
-        cpu(OURS_WS, r) / cpu(FLOOR, r)
+    ratio(
+        "typed-rpc SSE / WebSocket floor, server CPU per item",
+        &|r| cpu(OURS_SSE, r) / cpu(FLOOR, r),
+    );
+    ratio("SSE floor / WebSocket floor, server CPU per item", &|r| {
+        cpu(FLOOR_SSE, r) / cpu(FLOOR, r)
     });
-    ratio("jsonrpsee / floor, server CPU per item", &|r| {
+    ratio(
+        "typed-rpc WebSocket / WebSocket floor, server CPU per item",
+        &|r| cpu(OURS_WS, r) / cpu(FLOOR, r),
+    );
+    ratio("jsonrpsee / WebSocket floor, server CPU per item", &|r| {
         cpu(JSONRPSEE, r) / cpu(FLOOR, r)
     });
     ratio("typed-rpc SSE / jsonrpsee, items/s", &|r| {

@@ -4,12 +4,13 @@
 //! stream_server ours --addr 127.0.0.1:9311        # SSE and WebSocket on one port
 //! stream_server jsonrpsee --addr 127.0.0.1:9211   # WebSocket subscriptions
 //! stream_server floor --addr 127.0.0.1:9111       # WebSocket, hand-written frames
+//! stream_server floor-sse --addr 127.0.0.1:9112   # Server-Sent Events, hand-written chunks
 //! ```
 //!
 //! One current-thread tokio runtime (the driver pins the process to one CPU).
 
 use futures_util::StreamExt;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -46,18 +47,22 @@ async fn main() {
                 .stopped()
                 .await;
         }
-        "floor" => serve_floor(TcpListener::bind(&addr).await.expect("bind")).await,
+        "floor" => serve_floor(TcpListener::bind(&addr).await.expect("bind"), false).await,
+        "floor-sse" => serve_floor(TcpListener::bind(&addr).await.expect("bind"), true).await,
         other => panic!("unknown server {other}"),
     }
 }
 
-async fn serve_floor(listener: TcpListener) {
+async fn serve_floor(listener: TcpListener, sse: bool) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(floor_connection(stream));
+        match sse {
+            false => tokio::spawn(floor_connection(stream)),
+            true => tokio::spawn(floor_sse_connection(stream)),
+        };
     }
 }
 
@@ -97,4 +102,72 @@ async fn floor_connection(stream: TcpStream) {
     let _ = socket.write_all(&out).await;
     // Held open until the client closes, as a subscription stays open.
     let _ = ws.next().await;
+}
+
+/// The Server-Sent Events floor: the request read by hand (its head up to
+/// the blank line, then `Content-Length` bytes), one request per
+/// connection; the items, the part measured, written as events straight
+/// into one chunk of up to [`floor::FLUSH_AT`] bytes, sized in place.
+async fn floor_sse_connection(mut stream: TcpStream) {
+    let Some(body) = read_request(&mut stream).await else {
+        return;
+    };
+    let Some((id, n)) = floor::count_call(&body) else {
+        let reply = floor::REFUSED;
+        let response = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{reply}",
+            reply.len()
+        );
+        let _ = stream.write_all(response.as_bytes()).await;
+        return;
+    };
+    if stream.write_all(floor::SSE_HEAD).await.is_err() {
+        return;
+    }
+    let frame = floor::event_frame(&id);
+    let mut chunk = floor::new_chunk(floor::FLUSH_AT + 256);
+    for item in 0..n {
+        floor::push_event(&mut chunk, &frame, item);
+        if chunk.len() >= floor::FLUSH_AT {
+            floor::seal_chunk(&mut chunk);
+            if stream.write_all(&chunk).await.is_err() {
+                return;
+            }
+            chunk.truncate(floor::CHUNK_SIZE_LINE);
+        }
+    }
+    floor::seal_chunk(&mut chunk);
+    chunk.extend_from_slice(floor::LAST_CHUNK);
+    let _ = stream.write_all(&chunk).await;
+    // Held open until the client closes, as a keep-alive connection stays.
+    let _ = stream.read(&mut [0; 64]).await;
+}
+
+/// The body of the one request on `stream`; `None` if it closes first or
+/// the head names no length.
+async fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut buf = Vec::with_capacity(1024);
+    let head_end = loop {
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        if stream.read_buf(&mut buf).await.ok()? == 0 {
+            return None;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    while buf.len() < head_end + length {
+        if stream.read_buf(&mut buf).await.ok()? == 0 {
+            return None;
+        }
+    }
+    buf.drain(..head_end);
+    buf.truncate(length);
+    Some(buf)
 }
