@@ -22,11 +22,15 @@ use crate::ErrorObject;
 pub(crate) struct Frame {
     pub(crate) head: String,
     pub(crate) tail: String,
+    /// Set for an SSE event: a line break in the item, which would end the
+    /// event's line, goes on a `data:` line of its own.
+    pub(crate) data_lines: bool,
 }
 
 impl Frame {
     /// Appends `item` to `out` between the head and the tail; on an error
     /// `out` is left as it was.
+    #[inline]
     pub(crate) fn write<T: Serialize + ?Sized>(
         &self,
         item: &T,
@@ -38,7 +42,11 @@ impl Frame {
             out.truncate(start);
             return Err(err);
         }
+        let value = start + self.head.len()..out.len();
         out.extend_from_slice(self.tail.as_bytes());
+        if self.data_lines {
+            super::data_lines::keep_whole(out, start, value);
+        }
         Ok(())
     }
 }
@@ -54,16 +62,26 @@ impl std::fmt::Debug for Items {
     }
 }
 
-/// What the next poll of a stream gave: `Ok` once an item is appended to
-/// the buffer, the stream's error (it ends there), or `None` at its end.
+/// What a poll of a stream gave: `Ok` once items are appended to the
+/// buffer, the stream's error (it ends there, after the items appended
+/// before it), or `None` at its end (likewise).
 pub(crate) type Polled = Poll<Option<Result<(), ErrorObject>>>;
+
+/// Where the items of one poll go: each framed into `out` until it holds
+/// `room` bytes (one item at least), and, if `ends` is given, where each
+/// ends in `out` noted there.
+pub(crate) struct Buffer<'a> {
+    pub(crate) out: &'a mut Vec<u8>,
+    pub(crate) room: usize,
+    pub(crate) ends: Option<&'a mut Vec<usize>>,
+}
 
 trait Source: Send {
     fn poll_into(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         frame: &Frame,
-        out: &mut Vec<u8>,
+        into: Buffer<'_>,
     ) -> Polled;
 }
 
@@ -82,31 +100,53 @@ where
     T: Serialize,
     E: Into<ErrorObject>,
 {
+    /// The items ready, in one call: a stream that is never pending pays
+    /// its type-erased call once per buffer, not once per item.
     fn poll_into(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         frame: &Frame,
-        out: &mut Vec<u8>,
+        into: Buffer<'_>,
     ) -> Polled {
         let this = self.project();
         if *this.panicked {
             return Poll::Ready(None);
         }
+        let Buffer {
+            out,
+            room,
+            mut ends,
+        } = into;
+        let mut stream = this.stream;
+        let mut appended = false;
         // A stream that panics ends with an internal error, as a handler
         // that panics answers one: its subscriber is told, the rest of the
         // connection is not disturbed.
-        let polled =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| this.stream.poll_next(cx)));
-        let Ok(polled) = polled else {
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            loop {
+                let item = match stream.as_mut().poll_next(cx) {
+                    Poll::Ready(Some(Ok(item))) => item,
+                    Poll::Ready(Some(Err(err))) => return Poll::Ready(Some(Err(err.into()))),
+                    Poll::Ready(None) => return Poll::Ready(None),
+                    Poll::Pending if appended => return Poll::Ready(Some(Ok(()))),
+                    Poll::Pending => return Poll::Pending,
+                };
+                if let Err(err) = frame.write(&item, out) {
+                    return Poll::Ready(Some(Err(unserializable(&err))));
+                }
+                appended = true;
+                if let Some(ends) = ends.as_deref_mut() {
+                    ends.push(out.len());
+                }
+                if out.len() >= room {
+                    return Poll::Ready(Some(Ok(())));
+                }
+            }
+        }));
+        polled.unwrap_or_else(|_| {
             *this.panicked = true;
             tracing::error!("a stream's producer panicked");
-            return Poll::Ready(Some(Err(ErrorObject::internal_error())));
-        };
-        polled.map(|next| {
-            Some(match next? {
-                Ok(item) => frame.write(&item, out).map_err(|err| unserializable(&err)),
-                Err(err) => Err(err.into()),
-            })
+            Poll::Ready(Some(Err(ErrorObject::internal_error())))
         })
     }
 }
@@ -133,14 +173,14 @@ impl Items {
         }
     }
 
-    /// Polls for the next item, appended to `out` framed by `frame` when
-    /// it is ready.
+    /// Polls for the items ready, each appended to `into` framed by
+    /// `frame`, as many as it has room for.
     pub(crate) fn poll_into(
         &mut self,
         cx: &mut Context<'_>,
         frame: &Frame,
-        out: &mut Vec<u8>,
+        into: Buffer<'_>,
     ) -> Polled {
-        self.source.as_mut().poll_into(cx, frame, out)
+        self.source.as_mut().poll_into(cx, frame, into)
     }
 }

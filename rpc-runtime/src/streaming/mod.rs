@@ -22,11 +22,14 @@
 //! bounded. A producer is dropped when its subscriber unsubscribes, its
 //! connection closes, its SSE client goes away, or the server shuts down.
 
+mod data_lines;
 mod items;
 
-#[cfg(any(feature = "http", feature = "duplex"))]
-pub(crate) use items::Frame;
+#[cfg(feature = "http")]
+pub(crate) use data_lines::data_event;
 pub use items::Items;
+#[cfg(any(feature = "http", feature = "duplex"))]
+pub(crate) use items::{Buffer, Frame};
 
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, StreamInfo};

@@ -12,11 +12,16 @@ use std::task::{Context, Poll};
 use super::Serialized;
 use super::subscriptions::Held;
 use crate::StreamInfo;
-use crate::streaming::{Frame, Items};
+use crate::streaming::{Buffer, Frame, Items};
 
 /// The largest buffer kept from one write to the next: a stream of big
 /// items gives its buffer back to the allocator rather than hold it.
 const KEPT: usize = 128 * 1024;
+
+/// The bytes a producer may add in its turn: enough that a stream alone
+/// is pulled from a few times per write, few enough that streams sharing
+/// a connection take turns many times per write.
+const TURN: usize = 4 * 1024;
 
 /// A subscription's stream with what it is sent with.
 pub(crate) struct Producer {
@@ -63,6 +68,7 @@ fn frame(info: &StreamInfo, subscription: &str, member: &str) -> Frame {
             quoted(subscription),
         ),
         tail: "}}".to_owned(),
+        data_lines: false,
     }
 }
 
@@ -105,9 +111,10 @@ impl Producers {
         self.live.clear();
     }
 
-    /// Gathers the messages the producers have ready, in turns (one item
-    /// each per round), until they hold `room` bytes or none has one ready
-    /// (then each to wake the writer when it has); how many bytes.
+    /// Gathers the messages the producers have ready, in turns (up to
+    /// [`TURN`] bytes each per round, one item at least), until they hold
+    /// `room` bytes or none has one ready (then each to wake the writer
+    /// when it has); how many bytes.
     pub(super) fn gather(&mut self, cx: &mut Context<'_>, room: usize) -> usize {
         let mut idle = 0;
         while self.gathered.len() < room && idle < self.live.len() {
@@ -118,7 +125,12 @@ impl Producers {
             self.turn += 1;
             let producer = &mut self.live[at];
             let out = &mut self.gathered;
-            match producer.items.poll_into(cx, &producer.frame, out) {
+            let into = Buffer {
+                room: room.min(out.len() + TURN),
+                out,
+                ends: Some(&mut self.ends),
+            };
+            match producer.items.poll_into(cx, &producer.frame, into) {
                 Poll::Pending => {
                     idle += 1;
                     continue;
@@ -126,11 +138,14 @@ impl Producers {
                 Poll::Ready(Some(Ok(()))) => {}
                 Poll::Ready(Some(Err(error))) => {
                     self.live.swap_remove(at).write_last("error", &error, out);
+                    self.ends.push(out.len());
                 }
-                Poll::Ready(None) => self.live.swap_remove(at).write_last("end", &true, out),
+                Poll::Ready(None) => {
+                    self.live.swap_remove(at).write_last("end", &true, out);
+                    self.ends.push(out.len());
+                }
             }
             idle = 0;
-            self.ends.push(self.gathered.len());
         }
         self.gathered.len()
     }

@@ -11,7 +11,9 @@ use tokio::sync::mpsc::{self, error::TryRecvError};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::events::{Event, ItemEvents, data_event};
+use super::chunks::{Chunks, GATHER};
+use super::events::{Event, ItemEvents};
+use crate::streaming::data_event;
 use crate::transport::http::respond::AnsweredLater;
 
 /// The call that answers the request: it runs while the body is read, and
@@ -19,11 +21,6 @@ use crate::transport::http::respond::AnsweredLater;
 pub(super) type Running = Pin<Box<dyn Future<Output = Option<String>> + Send>>;
 
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
-
-/// The size past which a chunk takes no more events: as much as the
-/// duplex transports write between two flushes, and small beside what the
-/// socket buffers hold.
-const GATHER: usize = 64 * 1024;
 
 /// A stream of events, polled by hyper only as fast as the client reads:
 /// a handler sending events waits on the bounded queue in between, and a
@@ -39,6 +36,8 @@ pub(crate) struct EventBody {
     items: Option<Box<ItemEvents>>,
     /// The call's reply, sent after the events it queued.
     last: Option<Bytes>,
+    /// The buffers the chunks are gathered in.
+    chunks: Chunks,
     keep_alive: Duration,
     quiet: Pin<Box<Sleep>>,
     /// Ends the stream cleanly, between two events, at a graceful shutdown.
@@ -75,6 +74,7 @@ impl EventBody {
             running,
             items,
             last: last.map(|reply| Bytes::from(data_event(&reply))),
+            chunks: Chunks::default(),
             keep_alive,
             quiet: Box::pin(tokio::time::sleep(keep_alive)),
             stopping: Box::pin(stopping),
@@ -91,12 +91,10 @@ impl EventBody {
 
     /// The next chunk to send; `None` at the end of the stream.
     ///
-    /// A chunk holds every event ready, up to [`GATHER`] bytes: the queued
-    /// ones first, then a streaming method's items, and the running call is
-    /// polled for more while there is room. Each chunk costs hyper a chunk
-    /// header and a buffer in its write queue, the kernel a piece of its
-    /// `writev`, and the keep-alive timer a reset, so a fast stream pays
-    /// them per batch of events, not per event.
+    /// A chunk holds every event ready, up to [`GATHER`] bytes. Each chunk
+    /// costs hyper a chunk header and a buffer in its write queue, the
+    /// kernel a piece of its `writev`, and the keep-alive timer a reset,
+    /// so a fast stream pays them per batch of events, not per event.
     pub(crate) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         if self.ended {
             return Poll::Ready(None);
@@ -104,21 +102,44 @@ impl EventBody {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(self.sent(first)));
         }
-        let mut chunk = Vec::new();
+        let mut chunk = self.chunks.start();
+        let polled = self.gather(cx, &mut chunk);
+        if !chunk.is_empty() {
+            let chunk = self.chunks.finish(chunk);
+            return Poll::Ready(Some(self.sent(chunk)));
+        }
+        self.chunks.put_back(chunk);
+        match polled {
+            Gathered::Ended => {
+                self.ended = true;
+                Poll::Ready(self.last.take())
+            }
+            Gathered::Stopping => {
+                self.ended = true;
+                Poll::Ready(None)
+            }
+            Gathered::Waiting if self.quiet.as_mut().poll(cx).is_ready() => {
+                Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))))
+            }
+            Gathered::Waiting | Gathered::Full => Poll::Pending,
+        }
+    }
+
+    /// Appends every event ready to `chunk`, up to [`GATHER`] bytes: the
+    /// queued ones first, then a streaming method's items, and the running
+    /// call is polled for more while there is room.
+    fn gather(&mut self, cx: &mut Context<'_>, chunk: &mut Vec<u8>) -> Gathered {
         loop {
             if chunk.len() >= GATHER {
-                return Poll::Ready(Some(self.sent(chunk.into())));
+                return Gathered::Full;
             }
-            match self.poll_event(cx, &mut chunk) {
-                Poll::Ready(true) => continue,
+            match self.poll_event(cx, chunk) {
+                Poll::Ready(true) => {
+                    Chunks::grow(chunk);
+                    continue;
+                }
                 // The reply goes in a chunk of its own, after the events.
-                Poll::Ready(false) if !chunk.is_empty() => {
-                    return Poll::Ready(Some(self.sent(chunk.into())));
-                }
-                Poll::Ready(false) => {
-                    self.ended = true;
-                    return Poll::Ready(self.last.take());
-                }
+                Poll::Ready(false) => return Gathered::Ended,
                 Poll::Pending => {}
             }
             if let Some(running) = self.running.as_mut()
@@ -133,30 +154,24 @@ impl EventBody {
                 self.ended = true;
                 self.running = None;
                 self.items = None;
-                return Poll::Ready((!chunk.is_empty()).then(|| self.sent(chunk.into())));
+                return Gathered::Stopping;
             }
             if !self.events.is_empty() {
                 // The call queued more while it ran: room for them.
                 continue;
             }
-            if !chunk.is_empty() {
-                return Poll::Ready(Some(self.sent(chunk.into())));
-            }
-            if self.quiet.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))));
-            }
-            return Poll::Pending;
+            return Gathered::Waiting;
         }
     }
 
-    /// Appends the next event to `chunk`: a streaming method's next item
-    /// while they come (what its handler queued before them has gone out
-    /// already), else a queued one. `Ready(false)` once there will be none
-    /// (the call finished, its queue and its items ended); `Pending` while
-    /// there is none yet.
+    /// Appends the next events to `chunk`: a streaming method's items
+    /// while they come, as many as are ready and there is room for (what
+    /// its handler queued before them has gone out already), else a queued
+    /// one. `Ready(false)` once there will be none (the call finished, its
+    /// queue and its items ended); `Pending` while there is none yet.
     fn poll_event(&mut self, cx: &mut Context<'_>, chunk: &mut Vec<u8>) -> Poll<bool> {
         if let Some(items) = self.items.as_mut() {
-            match items.poll_event(cx, chunk) {
+            match items.poll_events(cx, chunk, Chunks::room(chunk.capacity())) {
                 Poll::Ready(true) => return Poll::Ready(true),
                 // Its last event, if it failed, is in the chunk now.
                 Poll::Ready(false) => {
@@ -196,4 +211,16 @@ impl EventBody {
         self.quiet.as_mut().reset(Instant::now() + self.keep_alive);
         chunk
     }
+}
+
+/// Why [`EventBody::gather`] stopped.
+enum Gathered {
+    /// The chunk is full.
+    Full,
+    /// No event is ready now.
+    Waiting,
+    /// The events have ended: the call's reply, if it has one, is last.
+    Ended,
+    /// The server is shutting down: the stream ends after what is gathered.
+    Stopping,
 }

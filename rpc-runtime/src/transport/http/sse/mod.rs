@@ -13,8 +13,10 @@
 //! | `mod.rs` | choosing between a JSON reply and an event stream |
 //! | `events.rs` | [`EventSender`], the handlers' side of the queue |
 //! | `body.rs` | the response body that reads the queue |
+//! | `chunks.rs` | the buffers its chunks are gathered in, reused once written |
 
 mod body;
+mod chunks;
 mod events;
 
 pub(crate) use body::EventBody;
