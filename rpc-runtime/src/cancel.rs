@@ -211,7 +211,7 @@ impl RequestKey {
     }
 }
 
-#[cfg(feature = "duplex")]
+#[cfg(feature = "rt")]
 pub(crate) use watch::{WATCH, Watch};
 
 #[cfg(feature = "rt")]
@@ -231,22 +231,23 @@ mod watch {
         pub(crate) static WATCH: Arc<Watch>;
     }
 
-    /// One request's cancellation, shared by its connection (which fires
-    /// it) and its handler (which may watch it).
+    /// One request's cancellation, shared by what fires it (its connection,
+    /// on the peer's cancel; its deadline) and its handler (which may
+    /// watch it).
     #[derive(Default)]
     pub(crate) struct Watch {
         token: CancellationToken,
         /// Set once the handler has asked for [`Context::cancelled`]: it
-        /// then gets the policy's grace period to clean up.
+        /// then gets a grace period to clean up.
         watching: AtomicBool,
     }
 
-    #[cfg(feature = "duplex")]
     impl Watch {
         pub(crate) fn cancel(&self) {
             self.token.cancel();
         }
 
+        #[cfg(feature = "duplex")]
         pub(crate) async fn cancelled(&self) {
             self.token.cancelled().await;
         }
@@ -254,23 +255,42 @@ mod watch {
         pub(crate) fn is_watched(&self) -> bool {
             self.watching.load(Ordering::Acquire)
         }
+
+        /// Makes this watch, a request's deadline, one with `outer`, the
+        /// peer's cancel of the same request: fired once that one is, and
+        /// watched there once watched here. Called around each poll of the
+        /// handler, as the request may move into `outer`'s scope after its
+        /// first polls.
+        pub(crate) fn follow(&self, outer: &Watch) {
+            if outer.token.is_cancelled() {
+                self.cancel();
+            }
+            if self.is_watched() {
+                outer.watching.store(true, Ordering::Release);
+            }
+        }
     }
 
     impl Context {
-        /// Resolves when the request being served is cancelled by its
-        /// client, with the router's
-        /// [`cancel_notification`](crate::RouterBuilder::cancel_notification).
-        /// A handler that awaits it has the policy's
-        /// [grace period](crate::CancelPolicy::grace_period) to clean up
-        /// before it is dropped; its result is discarded either way, and
-        /// the request answered as the policy says.
+        /// Resolves when the request being served is given up on: cancelled
+        /// by its client, with the router's
+        /// [`cancel_notification`](crate::RouterBuilder::cancel_notification),
+        /// or past the router's
+        /// [`request_timeout`](crate::RouterBuilder::request_timeout).
+        /// A handler that awaits it has a grace period to clean up before
+        /// it is dropped (the cancel policy's
+        /// [`grace_period`](crate::CancelPolicy::grace_period), or
+        /// [`DEFAULT_GRACE`](crate::CancelPolicy::DEFAULT_GRACE) without a
+        /// policy); its result is discarded either way, and the request
+        /// answered as the policy says, or `-32603` `"Request timed out"`.
         ///
-        /// Only a request that waits, on a two-way connection (WebSocket,
-        /// TCP, stdio), can be cancelled; for others (HTTP, in-process,
-        /// batch entries) this never resolves, and a handler is dropped
-        /// instead when its client goes away or its request times out. It
-        /// is the handler's own future that learns of its cancellation: a
-        /// task the handler spawns does not, and should be handed the news.
+        /// A peer can cancel only a request that waits, on a two-way
+        /// connection (WebSocket, TCP, stdio); the timeout reaches every
+        /// request that waits, on any transport, batch entries included.
+        /// A request that neither can reach never sees this resolve: it is
+        /// dropped when its client goes away. It is the handler's own
+        /// future that learns of its cancellation: a task the handler
+        /// spawns does not, and should be handed the news.
         ///
         /// ```
         /// use rpc_runtime::{Context, RpcResult, TransportKind};

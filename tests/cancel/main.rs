@@ -17,7 +17,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use typed_rpc::transport::stream::{Framing, StreamConnector};
@@ -473,6 +473,127 @@ async fn the_request_timeout_drops_the_handler() {
     assert_eq!(reply["error"]["message"], "Request timed out", "{reply}");
     assert!(waits.probe.until(|p| p.dropped() == 1).await);
     assert_dropped(&waits.probe, 1);
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
+/// The JSON body of the answer to a `POST` of `body`.
+async fn post(addr: SocketAddr, body: &str) -> Value {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+        .await
+        .expect("an answer within the patience")
+        .unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    serde_json::from_str(body).unwrap()
+}
+
+/// A router over [`Waits`] whose requests time out after 100 ms, with `policy`.
+fn timed_router(policy: Option<CancelPolicy>) -> (Router, Waits) {
+    let waits = Waits::default();
+    let builder = Router::builder()
+        .service(waits.clone().into_service())
+        .request_timeout(Duration::from_millis(100));
+    let builder = match policy {
+        Some(policy) => builder.cancel_notification(policy),
+        None => builder,
+    };
+    (builder.build().unwrap(), waits)
+}
+
+#[track_caller]
+fn assert_timed_out(reply: &Value, id: Value) {
+    assert_eq!(reply["id"], id, "{reply}");
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    assert_eq!(
+        reply["error"]["message"], "Request timed out",
+        "the timeout's answer, not the handler's `cleaned up`: {reply}"
+    );
+}
+
+/// `Context::cancelled` resolves at the request timeout, with no cancel
+/// policy at all: the handler cleans up within its grace period, and the
+/// answer is still the timeout's.
+#[tokio::test]
+async fn the_request_timeout_tells_a_watching_handler_which_cleans_up() {
+    let (router, waits) = timed_router(None);
+    let handle = serve_tcp(router, Limits::default()).await;
+    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    peer.call(json!(3), "wait_watching", json!([])).await;
+    assert_timed_out(&peer.next().await, json!(3));
+    assert_eq!(waits.probe.cleaned(), 1, "the handler cleaned up first");
+    assert_eq!(waits.probe.dropped(), 0, "it returned within its grace");
+    // The connection goes on.
+    peer.call(json!(4), "ping", json!([])).await;
+    assert_eq!(peer.next().await, pong(4));
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
+/// Over HTTP, where no peer can cancel, and in a batch, whose other entry
+/// is answered as usual.
+#[tokio::test]
+async fn the_request_timeout_tells_a_watching_handler_over_http_and_in_a_batch() {
+    let (router, waits) = timed_router(None);
+    let handle = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
+    let replies = post(
+        handle.local_addr().unwrap(),
+        r#"[{"jsonrpc":"2.0","method":"wait_watching","id":1},{"jsonrpc":"2.0","method":"ping","id":2}]"#,
+    )
+    .await;
+    let replies = replies.as_array().expect("a batch's replies");
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    let by_id = |id: u64| replies.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_timed_out(&by_id(1), json!(1));
+    assert_eq!(by_id(2), pong(2));
+    assert_eq!(waits.probe.cleaned(), 1, "the handler cleaned up first");
+    assert_eq!(waits.probe.dropped(), 0);
+    assert!(handle.shutdown().await);
+}
+
+/// A handler that does not finish its cleanup in the grace period is
+/// dropped, and the timeout still answers.
+#[tokio::test]
+async fn a_watching_handler_past_its_grace_after_the_timeout_is_dropped() {
+    let (router, waits) = timed_router(Some(CancelPolicy::lsp().grace_period(Duration::ZERO)));
+    let handle = serve_tcp(router, Limits::default()).await;
+    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    peer.call(json!(5), "wait_watching", json!([])).await;
+    assert_timed_out(&peer.next().await, json!(5));
+    assert!(waits.probe.until(|p| p.dropped() == 1).await);
+    assert_eq!(waits.probe.cleaned(), 0, "no time was left to clean up");
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
+/// Under a request timeout, the peer's cancel still reaches the handler
+/// (which then gets the policy's grace) and is answered as the policy says.
+#[tokio::test]
+async fn a_peer_cancel_reaches_a_watching_handler_under_a_request_timeout() {
+    let waits = Waits::default();
+    let router = Router::builder()
+        .service(waits.clone().into_service())
+        .request_timeout(Duration::from_secs(30))
+        .cancel_notification(CancelPolicy::lsp())
+        .build()
+        .unwrap();
+    let handle = serve_tcp(router, Limits::default()).await;
+    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    peer.call(json!(7), "wait_watching", json!([])).await;
+    assert!(waits.probe.until(|p| p.started() == 1).await);
+    peer.notify("$/cancelRequest", json!({"id": 7})).await;
+    assert_eq!(peer.next().await, cancelled_32800(json!(7)));
+    assert_eq!(waits.probe.cleaned(), 1, "the handler cleaned up first");
+    assert_eq!(waits.probe.dropped(), 0, "within the policy's grace");
     drop(peer);
     assert!(handle.shutdown().await);
 }

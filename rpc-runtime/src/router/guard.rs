@@ -1,5 +1,6 @@
 //! Guarding a handler: a panic or a run past the request timeout becomes
-//! `-32603` for its own request.
+//! `-32603` for its own request; a handler that watches its cancellation
+//! is told of the timeout and given a grace period first.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,20 +19,65 @@ pub(super) struct Guarded<'a, F> {
     deadline: Option<Deadline>,
 }
 
-/// When a handler is given up on.
+/// When a handler is given up on: at its deadline, or, if it watches its
+/// [cancellation](crate::Context::cancelled), a grace period after it.
 #[cfg(feature = "rt")]
 pub(super) struct Deadline {
     sleep: Pin<Box<tokio::time::Sleep>>,
     timeout: std::time::Duration,
+    grace: std::time::Duration,
+    /// What the handler watches.
+    watch: Option<std::sync::Arc<crate::cancel::Watch>>,
+    /// Set once the deadline has passed: the grace period runs.
+    passed: bool,
 }
 
 #[cfg(feature = "rt")]
 impl Deadline {
-    /// `timeout` after `since`.
-    pub(super) fn new(since: tokio::time::Instant, timeout: std::time::Duration) -> Self {
+    /// `timeout` after `since`, then `grace` for a handler that watches.
+    pub(super) fn new(
+        since: tokio::time::Instant,
+        timeout: std::time::Duration,
+        grace: std::time::Duration,
+    ) -> Self {
         Deadline {
             sleep: Box::pin(tokio::time::sleep_until(since + timeout)),
             timeout,
+            grace,
+            watch: None,
+            passed: false,
+        }
+    }
+
+    /// Runs `poll` where [`Context::cancelled`](crate::Context::cancelled)
+    /// finds this deadline, which stands for the peer's cancel too, if the
+    /// request can get one.
+    fn scope<R>(&mut self, poll: impl FnOnce() -> R) -> R {
+        use crate::cancel::WATCH;
+        let watch = self.watch.get_or_insert_with(Default::default);
+        let follow = || WATCH.try_with(|outer| watch.follow(outer));
+        let _ = follow();
+        let polled = WATCH.sync_scope(watch.clone(), poll);
+        let _ = follow();
+        polled
+    }
+
+    /// `true` once the handler is to be dropped; at the deadline a handler
+    /// that watches is told and given its grace period first.
+    fn poll_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.sleep.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        let watched = self.watch.as_ref().filter(|watch| watch.is_watched());
+        match watched {
+            Some(watch) if !self.passed && !self.grace.is_zero() => {
+                self.passed = true;
+                watch.cancel();
+                let end = tokio::time::Instant::now() + self.grace;
+                self.sleep.as_mut().reset(end);
+                self.sleep.as_mut().poll(cx).is_ready()
+            }
+            _ => true,
         }
     }
 }
@@ -53,11 +99,21 @@ impl<'a, F> Guarded<'a, F> {
         self
     }
 
-    /// `Ready` with the timeout's reply once the deadline has passed.
+    /// The timeout's reply if the deadline has passed: the handler,
+    /// finishing its cleanup, has its own result discarded.
+    fn past_deadline(&self) -> Option<Option<String>> {
+        #[cfg(feature = "rt")]
+        if let Some(deadline) = self.deadline.as_ref().filter(|deadline| deadline.passed) {
+            return Some(timed_out(self.id, deadline.timeout));
+        }
+        None
+    }
+
+    /// `Ready` with the timeout's reply once the handler is given up on.
     fn poll_deadline(&mut self, _cx: &mut Context<'_>) -> Poll<Option<String>> {
         #[cfg(feature = "rt")]
         if let Some(deadline) = &mut self.deadline
-            && deadline.sleep.as_mut().poll(_cx).is_ready()
+            && deadline.poll_passed(_cx)
         {
             return Poll::Ready(timed_out(self.id, deadline.timeout));
         }
@@ -69,11 +125,20 @@ impl<F: Future<Output = Option<String>> + Unpin> Future for Guarded<'_, F> {
     type Output = Option<String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
         // The future is dropped after a panic, never polled again, so no
         // broken invariant inside it can be observed.
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.future).poll(cx))) {
+        let mut poll = || catch_unwind(AssertUnwindSafe(|| Pin::new(&mut this.future).poll(cx)));
+        #[cfg(feature = "rt")]
+        let polled = match &mut this.deadline {
+            Some(deadline) => deadline.scope(poll),
+            None => poll(),
+        };
+        #[cfg(not(feature = "rt"))]
+        let polled = poll();
+        match polled {
             Ok(Poll::Pending) => self.poll_deadline(cx),
-            Ok(ready) => ready,
+            Ok(Poll::Ready(reply)) => Poll::Ready(self.past_deadline().unwrap_or(reply)),
             Err(panic) => Poll::Ready(panicked(self.id, &*panic)),
         }
     }

@@ -296,6 +296,13 @@ impl Router {
         }
     }
 
+    /// How long a handler that watches its cancellation may clean up.
+    #[cfg(feature = "rt")]
+    fn grace(&self) -> std::time::Duration {
+        self.cancel_policy()
+            .map_or(CancelPolicy::DEFAULT_GRACE, CancelPolicy::grace)
+    }
+
     /// Watches a waiting handler for panics and, if set, the request timeout.
     fn guard<'a, F>(&self, future: F, waiting: Waiting<'a>) -> Guarded<'a, F> {
         let guarded = Guarded::new(future, waiting.id);
@@ -305,7 +312,7 @@ impl Router {
                 .settings
                 .request_timeout
                 .zip(waiting.since)
-                .map(|(timeout, since)| Deadline::new(since, timeout)),
+                .map(|(timeout, since)| Deadline::new(since, timeout, self.grace())),
         );
         guarded
     }
@@ -471,7 +478,11 @@ impl RouterBuilder {
     /// Gives each handler at most `timeout` to finish (default: no limit).
     /// A request whose handler runs longer is answered `-32603` `"Request
     /// timed out"` and its handler is dropped; the other requests, and the
-    /// other entries of its batch, are not disturbed.
+    /// other entries of its batch, are not disturbed. A handler that
+    /// awaits [`Context::cancelled`](crate::Context::cancelled) sees it
+    /// resolve at the timeout, and has the cancel policy's grace period
+    /// ([`CancelPolicy::DEFAULT_GRACE`] without one) to clean up before it
+    /// is dropped; the answer is the timeout's either way.
     #[cfg(feature = "rt")]
     pub fn request_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.settings.request_timeout = Some(timeout);
