@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use typed_rpc::{Context, ErrorObject, RpcResult, rpc};
 
 /// A block header, as `newHeads` carries it.
@@ -50,6 +51,13 @@ pub trait Ticker {
         &self,
         count: u64,
     ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static>;
+
+    /// `count` objects as raw, pretty-printed JSON: line breaks inside each item.
+    #[method(name = "pretty", stream)]
+    async fn pretty(
+        &self,
+        count: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<Box<RawValue>>> + Send + 'static>;
 
     /// One item, then a panic in the producer.
     #[method(name = "panicky", stream)]
@@ -140,6 +148,16 @@ impl Ticker for Server {
         }))
     }
 
+    async fn pretty(
+        &self,
+        count: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<Box<RawValue>>> + Send + 'static> {
+        Ok(stream::iter(0..count).map(|n| {
+            let pretty = serde_json::to_string_pretty(&pretty_item(n)).unwrap();
+            Ok(RawValue::from_string(pretty.replace('\n', "\r\n")).unwrap())
+        }))
+    }
+
     async fn panicky(&self) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
         Ok(stream::iter(0..2u64).map(|n| match n {
             0 => Ok(n),
@@ -178,6 +196,11 @@ impl Ticker for Server {
     async fn ping(&self) -> RpcResult<String> {
         Ok("pong".into())
     }
+}
+
+/// The `n`th item of `pretty`, as a value.
+pub fn pretty_item(n: u64) -> serde_json::Value {
+    serde_json::json!({"n": n, "lines": ["a", "b"], "nested": {"text": "x\ny"}})
 }
 
 /// Waits until `alive` reads `expected`, for at most a few seconds.

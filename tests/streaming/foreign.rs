@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use typed_rpc::transport::Limits;
 
-use crate::api::{Server as TickerServer, settles};
+use crate::api::{Server as TickerServer, pretty_item, settles};
 
 fn npm_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/streaming/npm")
@@ -65,6 +65,22 @@ async fn eventsource_parser_reads_every_item_in_order() {
         })
         .collect();
     assert_eq!(results, [10, 11, 12, 13]);
+}
+
+/// Items whose raw JSON holds line breaks: eventsource-parser joins each
+/// event's `data:` lines back into the whole response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eventsource_parser_reads_items_with_line_breaks_whole() {
+    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
+    let url = format!("http://{}/", handle.local_addr().unwrap());
+    let call = r#"{"jsonrpc":"2.0","method":"pretty","params":[2],"id":5}"#;
+    let seen = tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
+        .await
+        .unwrap();
+    let expected: Vec<_> = (0..2)
+        .map(|n| serde_json::json!({"jsonrpc": "2.0", "result": pretty_item(n), "id": 5}))
+        .collect();
+    assert_eq!(seen["events"], serde_json::json!(expected), "{seen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use typed_rpc::Router;
 use typed_rpc::transport::{Limits, Server, ServerHandle};
 
-use crate::api::{Server as TickerServer, Ticker, TickerClient, settles};
+use crate::api::{Server as TickerServer, Ticker, TickerClient, pretty_item, settles};
 use crate::connect;
 
 pub async fn serve(server: TickerServer, limits: Limits) -> ServerHandle {
@@ -57,11 +57,18 @@ async fn post(handle: &ServerHandle, accept: &str, body: &str) -> Answer {
     }
 }
 
-/// The data of each event in `body`.
+/// The data of each event in `body`, its `data:` lines joined by `\n` as
+/// the SSE specification says.
 fn events(body: &str) -> Vec<serde_json::Value> {
     body.split("\n\n")
-        .filter_map(|event| event.strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap())
+        .filter(|event| event.starts_with("data: "))
+        .map(|event| {
+            let lines: Vec<&str> = event
+                .lines()
+                .map(|line| line.strip_prefix("data: ").expect("only data lines"))
+                .collect();
+            serde_json::from_str(&lines.join("\n")).unwrap()
+        })
         .collect()
 }
 
@@ -90,6 +97,49 @@ async fn each_item_is_one_event_holding_a_whole_response_with_the_request_id() {
         .map(|n| serde_json::json!({"jsonrpc": "2.0", "result": n, "id": "s-1"}))
         .collect();
     assert_eq!(events(&answer.body), expected);
+}
+
+/// Items of raw JSON with line breaks (`\r\n`) inside: each stays one
+/// event, its lines as `data:` lines, and comes back whole.
+#[tokio::test]
+async fn items_with_line_breaks_stay_whole_events() {
+    let handle = serve(TickerServer::default(), Limits::default()).await;
+    let call = r#"{"jsonrpc":"2.0","method":"pretty","params":[3],"id":4}"#;
+    let answer = post(&handle, "text/event-stream", call).await;
+    assert!(
+        answer
+            .body
+            .contains("\"result\":{\ndata: \ndata:   \"lines\": [\ndata: \n"),
+        "each line break ends a data line: {}",
+        answer.body
+    );
+    let expected: Vec<serde_json::Value> = (0..3)
+        .map(|n| serde_json::json!({"jsonrpc": "2.0", "result": pretty_item(n), "id": 4}))
+        .collect();
+    assert_eq!(events(&answer.body), expected);
+    let client = TickerClient::new(connect::http(&handle));
+    let mut items = client.pretty(3).await.unwrap();
+    for n in 0..3 {
+        let item = items.next().await.unwrap().unwrap();
+        let item: serde_json::Value = serde_json::from_str(item.get()).unwrap();
+        assert_eq!(item, pretty_item(n));
+    }
+    assert!(items.next().await.is_none());
+}
+
+/// A long stream crosses many chunks, and chunk buffers are reused once
+/// written: every item arrives, in order, once.
+#[tokio::test]
+async fn a_long_stream_arrives_whole_and_in_order() {
+    let handle = serve(TickerServer::default(), Limits::default()).await;
+    let client = TickerClient::new(connect::http(&handle));
+    let mut items = client.count(0, 100_000).await.unwrap();
+    let mut next = 0;
+    while let Some(item) = items.next().await {
+        assert_eq!(item.unwrap(), next);
+        next += 1;
+    }
+    assert_eq!(next, 100_000);
 }
 
 #[tokio::test]
