@@ -256,11 +256,10 @@ mod watch {
             self.watching.load(Ordering::Acquire)
         }
 
-        /// Makes this watch, a request's deadline, one with `outer`, the
-        /// peer's cancel of the same request: fired once that one is, and
-        /// watched there once watched here. Called around each poll of the
-        /// handler, as the request may move into `outer`'s scope after its
-        /// first polls.
+        /// Ties this watch (a request's deadline) to `outer` (the peer's
+        /// cancel of the same request): fired once that one is, and watched
+        /// there once watched here. Called around each poll of the handler,
+        /// as a request moves into `outer`'s scope only after its first polls.
         pub(crate) fn follow(&self, outer: &Watch) {
             if outer.token.is_cancelled() {
                 self.cancel();

@@ -27,7 +27,7 @@ pub(super) struct Deadline {
     timeout: std::time::Duration,
     grace: std::time::Duration,
     /// What the handler watches.
-    watch: Option<std::sync::Arc<crate::cancel::Watch>>,
+    watch: std::sync::Arc<crate::cancel::Watch>,
     /// Set once the deadline has passed: the grace period runs.
     passed: bool,
 }
@@ -44,7 +44,7 @@ impl Deadline {
             sleep: Box::pin(tokio::time::sleep_until(since + timeout)),
             timeout,
             grace,
-            watch: None,
+            watch: std::sync::Arc::default(),
             passed: false,
         }
     }
@@ -52,12 +52,11 @@ impl Deadline {
     /// Runs `poll` where [`Context::cancelled`](crate::Context::cancelled)
     /// finds this deadline, which stands for the peer's cancel too, if the
     /// request can get one.
-    fn scope<R>(&mut self, poll: impl FnOnce() -> R) -> R {
+    fn scope<R>(&self, poll: impl FnOnce() -> R) -> R {
         use crate::cancel::WATCH;
-        let watch = self.watch.get_or_insert_with(Default::default);
-        let follow = || WATCH.try_with(|outer| watch.follow(outer));
+        let follow = || WATCH.try_with(|outer| self.watch.follow(outer));
         let _ = follow();
-        let polled = WATCH.sync_scope(watch.clone(), poll);
+        let polled = WATCH.sync_scope(self.watch.clone(), poll);
         let _ = follow();
         polled
     }
@@ -68,17 +67,14 @@ impl Deadline {
         if self.sleep.as_mut().poll(cx).is_pending() {
             return false;
         }
-        let watched = self.watch.as_ref().filter(|watch| watch.is_watched());
-        match watched {
-            Some(watch) if !self.passed && !self.grace.is_zero() => {
-                self.passed = true;
-                watch.cancel();
-                let end = tokio::time::Instant::now() + self.grace;
-                self.sleep.as_mut().reset(end);
-                self.sleep.as_mut().poll(cx).is_ready()
-            }
-            _ => true,
+        if !self.passed && !self.grace.is_zero() && self.watch.is_watched() {
+            self.passed = true;
+            self.watch.cancel();
+            let end = tokio::time::Instant::now() + self.grace;
+            self.sleep.as_mut().reset(end);
+            return self.sleep.as_mut().poll(cx).is_ready();
         }
+        true
     }
 }
 
