@@ -89,6 +89,8 @@ impl Chunks {
             let chunk = Bytes::copy_from_slice(&buffer);
             buffer.clear();
             self.put_back(buffer);
+            // A stream that has slowed down keeps no large buffers idle.
+            lock(&self.spares).clear();
             return chunk;
         }
         Bytes::from_owner(Written {
@@ -162,6 +164,15 @@ mod tests {
         let again = chunks.start();
         assert_eq!(again.as_ptr(), address);
         assert!(again.is_empty());
+    }
+
+    #[test]
+    fn a_stream_that_slows_down_frees_its_spares() {
+        let mut chunks = Chunks::default();
+        drop(chunks.finish(vec![b'x'; COPY_BELOW]));
+        assert_eq!(lock(&chunks.spares).len(), 1);
+        drop(chunks.finish(b"data: 1\n\n".to_vec()));
+        assert!(lock(&chunks.spares).is_empty());
     }
 
     #[test]
