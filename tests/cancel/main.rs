@@ -29,12 +29,19 @@ use connect::PATIENCE;
 
 /// A router over [`Waits`] with `policy`, and the probe of its handlers.
 fn router(policy: Option<CancelPolicy>) -> (Router, Waits) {
+    timed_router(policy, None)
+}
+
+/// The same, its requests timing out after `timeout`.
+fn timed_router(policy: Option<CancelPolicy>, timeout: Option<Duration>) -> (Router, Waits) {
     let waits = Waits::default();
-    let builder = Router::builder().service(waits.clone().into_service());
-    let builder = match policy {
-        Some(policy) => builder.cancel_notification(policy),
-        None => builder,
-    };
+    let mut builder = Router::builder().service(waits.clone().into_service());
+    if let Some(policy) = policy {
+        builder = builder.cancel_notification(policy);
+    }
+    if let Some(timeout) = timeout {
+        builder = builder.request_timeout(timeout);
+    }
     (builder.build().unwrap(), waits)
 }
 
@@ -460,12 +467,7 @@ async fn an_http_client_that_goes_away_drops_the_handler() {
 
 #[tokio::test]
 async fn the_request_timeout_drops_the_handler() {
-    let waits = Waits::default();
-    let router = Router::builder()
-        .service(waits.clone().into_service())
-        .request_timeout(Duration::from_millis(50))
-        .build()
-        .unwrap();
+    let (router, waits) = timed_router(None, Some(Duration::from_millis(50)));
     let handle = serve_tcp(router, Limits::default()).await;
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
     peer.call(json!(1), "wait", json!([])).await;
@@ -497,18 +499,8 @@ async fn post(addr: SocketAddr, body: &str) -> Value {
     serde_json::from_str(body).unwrap()
 }
 
-/// A router over [`Waits`] whose requests time out after 100 ms, with `policy`.
-fn timed_router(policy: Option<CancelPolicy>) -> (Router, Waits) {
-    let waits = Waits::default();
-    let builder = Router::builder()
-        .service(waits.clone().into_service())
-        .request_timeout(Duration::from_millis(100));
-    let builder = match policy {
-        Some(policy) => builder.cancel_notification(policy),
-        None => builder,
-    };
-    (builder.build().unwrap(), waits)
-}
+/// The request timeout of the tests of `cx.cancelled()` at the timeout.
+const TIMEOUT: Option<Duration> = Some(Duration::from_millis(100));
 
 #[track_caller]
 fn assert_timed_out(reply: &Value, id: Value) {
@@ -525,7 +517,7 @@ fn assert_timed_out(reply: &Value, id: Value) {
 /// answer is still the timeout's.
 #[tokio::test]
 async fn the_request_timeout_tells_a_watching_handler_which_cleans_up() {
-    let (router, waits) = timed_router(None);
+    let (router, waits) = timed_router(None, TIMEOUT);
     let handle = serve_tcp(router, Limits::default()).await;
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
     peer.call(json!(3), "wait_watching", json!([])).await;
@@ -543,7 +535,7 @@ async fn the_request_timeout_tells_a_watching_handler_which_cleans_up() {
 /// is answered as usual.
 #[tokio::test]
 async fn the_request_timeout_tells_a_watching_handler_over_http_and_in_a_batch() {
-    let (router, waits) = timed_router(None);
+    let (router, waits) = timed_router(None, TIMEOUT);
     let handle = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
     let replies = post(
         handle.local_addr().unwrap(),
@@ -564,7 +556,10 @@ async fn the_request_timeout_tells_a_watching_handler_over_http_and_in_a_batch()
 /// dropped, and the timeout still answers.
 #[tokio::test]
 async fn a_watching_handler_past_its_grace_after_the_timeout_is_dropped() {
-    let (router, waits) = timed_router(Some(CancelPolicy::lsp().grace_period(Duration::ZERO)));
+    let (router, waits) = timed_router(
+        Some(CancelPolicy::lsp().grace_period(Duration::ZERO)),
+        TIMEOUT,
+    );
     let handle = serve_tcp(router, Limits::default()).await;
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
     peer.call(json!(5), "wait_watching", json!([])).await;
@@ -579,13 +574,8 @@ async fn a_watching_handler_past_its_grace_after_the_timeout_is_dropped() {
 /// (which then gets the policy's grace) and is answered as the policy says.
 #[tokio::test]
 async fn a_peer_cancel_reaches_a_watching_handler_under_a_request_timeout() {
-    let waits = Waits::default();
-    let router = Router::builder()
-        .service(waits.clone().into_service())
-        .request_timeout(Duration::from_secs(30))
-        .cancel_notification(CancelPolicy::lsp())
-        .build()
-        .unwrap();
+    let timeout = Some(Duration::from_secs(30));
+    let (router, waits) = timed_router(Some(CancelPolicy::lsp()), timeout);
     let handle = serve_tcp(router, Limits::default()).await;
     let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
     peer.call(json!(7), "wait_watching", json!([])).await;
