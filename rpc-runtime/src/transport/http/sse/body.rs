@@ -114,10 +114,8 @@ impl EventBody {
                 self.ended = true;
                 Poll::Ready(self.last.take())
             }
-            Gathered::Stopping => {
-                self.ended = true;
-                Poll::Ready(None)
-            }
+            // `gather` has marked the stream ended.
+            Gathered::Stopping => Poll::Ready(None),
             Gathered::Waiting if self.quiet.as_mut().poll(cx).is_ready() => {
                 Poll::Ready(Some(self.sent(Bytes::from_static(KEEP_ALIVE))))
             }
