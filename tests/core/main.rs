@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod absent_params;
 mod calculator_example;
 mod client;
 mod conformance;
