@@ -31,7 +31,7 @@ pub mod code {
     /// Whether `code` lies in `-32768..=-32000`, the range the specification reserves.
     ///
     /// ```
-    /// use rpc_runtime::code;
+    /// use typed_rpc::code;
     /// assert!(code::is_reserved(code::INVALID_PARAMS));
     /// assert!(!code::is_reserved(3));
     /// ```
@@ -50,7 +50,7 @@ pub type RpcResult<T> = Result<T, ErrorObject>;
 /// [`ClientError::Rpc`](crate::ClientError::Rpc).
 ///
 /// ```
-/// use rpc_runtime::ErrorObject;
+/// use typed_rpc::ErrorObject;
 ///
 /// let err = ErrorObject::new(-32001, "Task not found").with_data(&serde_json::json!({"id": "t1"}));
 /// assert_eq!(err.code(), -32001);
@@ -133,7 +133,7 @@ impl ErrorObject {
     /// Decodes the `data` member into `T`; `None` when there is no `data`.
     ///
     /// ```
-    /// use rpc_runtime::ErrorObject;
+    /// use typed_rpc::ErrorObject;
     ///
     /// let err = ErrorObject::invalid_params().with_data(&[1, 2]);
     /// let data: Vec<u8> = err.data_as().unwrap().unwrap();

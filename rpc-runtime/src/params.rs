@@ -60,7 +60,7 @@ use missing::{Absent, Missing, NO_VALUE};
 /// it is public for services written by hand.
 ///
 /// ```
-/// use rpc_runtime::{DecodeParams, MethodInfo, ParamInfo};
+/// use typed_rpc::{DecodeParams, MethodInfo, ParamInfo};
 /// use serde_json::value::RawValue;
 ///
 /// static SUBTRACT: MethodInfo = MethodInfo::method("subtract")

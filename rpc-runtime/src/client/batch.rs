@@ -11,7 +11,7 @@ use super::{ClientError, DecodeError, OutgoingRequest, Params};
 /// Several requests and notifications sent as one JSON-RPC batch.
 ///
 /// ```
-/// use rpc_runtime::client::{Batch, Params};
+/// use typed_rpc::client::{Batch, Params};
 ///
 /// let mut batch = Batch::new();
 /// let difference = batch.request::<i64>("subtract", Some(Params::from_value(&(42, 23)).unwrap()));

@@ -14,8 +14,8 @@ use crate::ErrorObject;
 /// has in [`ClientError`].
 ///
 /// ```
-/// use rpc_runtime::client::{CallError, UnknownError};
-/// use rpc_runtime::{ClientError, ErrorObject};
+/// use typed_rpc::client::{CallError, UnknownError};
+/// use typed_rpc::{ClientError, ErrorObject};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct NotFound;

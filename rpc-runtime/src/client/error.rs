@@ -14,7 +14,7 @@ use crate::ErrorObject;
 /// failure as a bug on one side or the other.
 ///
 /// ```
-/// use rpc_runtime::{ClientError, ErrorObject};
+/// use typed_rpc::{ClientError, ErrorObject};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct TaskNotFound(String);

@@ -23,7 +23,7 @@ pub type RawItems = Pin<Box<dyn Stream<Item = Result<Box<RawValue>, ClientError>
 /// response, and either way the server drops its producer.
 ///
 /// ```
-/// use rpc_runtime::client::{RawItems, Subscription};
+/// use typed_rpc::client::{RawItems, Subscription};
 /// use serde_json::value::RawValue;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
