@@ -585,11 +585,13 @@ impl DataReader {
 pub type BatchFuture<'a> =
     Pin<Box<dyn Future<Output = Result<BatchReplies, ClientError>> + Send + 'a>>;
 
-/// What a generated batch holds: the calls so far, and the first
-/// notification whose params could not be serialized.
+/// What a generated batch holds: the calls so far, why each request left
+/// out could not be sent, and the first notification whose params could
+/// not be serialized.
 pub struct BatchState<'a, T: ?Sized> {
     transport: &'a T,
     batch: Batch,
+    unsent_requests: Vec<String>,
     unsent: Option<ClientError>,
 }
 
@@ -599,6 +601,7 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         BatchState {
             transport,
             batch: Batch::new(),
+            unsent_requests: Vec::new(),
             unsent: None,
         }
     }
@@ -612,12 +615,23 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         _result_type: Ty<R>,
         params: Result<Option<Params>, ClientError>,
     ) -> BatchCall<R> {
-        BatchCall::new(params.map(|params| {
-            let index = self.batch.request_count();
-            // The slot's type is the handle's; only the position is kept.
-            let _ = self.batch.request::<()>(method.name(), params);
-            index
-        }))
+        match params {
+            Ok(params) => {
+                let index = self.batch.request_count();
+                // The slot's type is the handle's; only the position is kept.
+                let _ = self.batch.request::<()>(method.name(), params);
+                BatchCall::sent(index)
+            }
+            Err(err) => {
+                // Params fail only to serialize: serde's reason is kept.
+                let reason = match err {
+                    ClientError::Encode(err) => err.to_string(),
+                    other => other.to_string(),
+                };
+                self.unsent_requests.push(reason);
+                BatchCall::unsent(self.unsent_requests.len() - 1)
+            }
+        }
     }
 
     /// Adds the notification `method`.
@@ -643,12 +657,10 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         if let Some(err) = self.unsent {
             return Err(err);
         }
-        if self.batch.is_empty() {
-            return Ok(BatchReplies::new(BatchResponse::from_replies(Vec::new())));
-        }
-        self.transport
-            .send_batch(&self.batch)
-            .await
-            .map(BatchReplies::new)
+        let response = match self.batch.is_empty() {
+            true => BatchResponse::from_replies(Vec::new()),
+            false => self.transport.send_batch(&self.batch).await?,
+        };
+        Ok(BatchReplies::new(response, self.unsent_requests))
     }
 }
