@@ -277,11 +277,33 @@ pub use rpc_macros::rpc;
 /// member absent from the `data` reads as `null` (so an `Option` field may be
 /// left out), and members the variant does not know are ignored.
 ///
-/// On the enum, `#[rpc_error(crate = "...")]` says where the runtime is, as
-/// `#[rpc(crate = "...")]` does.
+/// On the enum, `#[rpc_error(...)]` takes:
 ///
-/// The derive does not implement `Display` or `std::error::Error`: derive
-/// those as you like (`CallError<E>` is an `Error` when `E` is).
+/// - `crate = "..."`: where the runtime is, as `#[rpc(crate = "...")]` says;
+/// - `no_display`: implement neither `Display` nor `std::error::Error` (below).
+///
+/// # `Display` and `Error`
+///
+/// The derive implements `Display`, writing each variant's message (the
+/// one its error object carries), and `std::error::Error`, with no source;
+/// so `CallError<E>`, an `Error` when `E` is, goes into a `Box<dyn Error>`
+/// with `?`. To write them yourself, derive `thiserror::Error` as well: the
+/// derive sees its `#[error("...")]` attributes and leaves both traits to
+/// it. For a `Display` by hand, put `#[rpc_error(no_display)]` on the enum.
+///
+/// ```
+/// use typed_rpc::RpcError;
+///
+/// #[derive(Debug, RpcError)]
+/// pub enum KvError {
+///     #[rpc_error(code = 1001, message = "Key not found")]
+///     NotFound { key: String },
+/// }
+///
+/// let err = KvError::NotFound { key: "a".into() };
+/// assert_eq!(err.to_string(), "Key not found");
+/// let _: Box<dyn std::error::Error> = Box::new(err);
+/// ```
 ///
 /// # Compile errors
 ///
