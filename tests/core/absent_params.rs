@@ -126,7 +126,10 @@ async fn the_specifications_get_extended_agent_card_example_is_answered() {
         r#"{"jsonrpc":"2.0","id":6,"method":"GetExtendedAgentCard"}"#,
     )
     .await;
-    assert_eq!(reply, json!({"jsonrpc": "2.0", "result": {"tenant": null}, "id": 6}));
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "result": {"tenant": null}, "id": 6})
+    );
 }
 
 #[tokio::test]
@@ -162,12 +165,18 @@ async fn absent_params_still_name_a_required_field_of_the_struct() {
 #[tokio::test]
 async fn an_optional_whole_params_is_none_when_absent() {
     assert_eq!(result_of(&without_params("maybe").await), false);
-    assert_eq!(result_of(&with_params("maybe", r#"{"id": "t1"}"#).await), true);
+    assert_eq!(
+        result_of(&with_params("maybe", r#"{"id": "t1"}"#).await),
+        true
+    );
 }
 
 #[tokio::test]
 async fn plain_arguments_that_are_all_options_accept_absent_params() {
-    assert_eq!(result_of(&without_params("search").await), &json!([null, null]));
+    assert_eq!(
+        result_of(&without_params("search").await),
+        &json!([null, null])
+    );
     let reply = without_params("page").await;
     assert_eq!(code_of(&reply), -32602, "{reply}");
     assert_eq!(
@@ -188,5 +197,8 @@ async fn the_generated_client_calls_them_with_nothing_to_send() {
         50
     );
     assert!(!client.maybe(None).await.unwrap());
-    assert_eq!(client.search(None, None).await.unwrap(), json!([null, null]));
+    assert_eq!(
+        client.search(None, None).await.unwrap(),
+        json!([null, null])
+    );
 }

@@ -15,3 +15,4 @@ mod param_paths;
 mod params;
 mod properties;
 mod router;
+mod wire_names;
