@@ -69,5 +69,9 @@ async fn a_call_that_could_not_be_sent_reads_as_the_same_encode_error_each_time(
         })
         .collect();
     assert_eq!(reasons[0], reasons[1]);
-    assert!(reasons[0].contains("key must be a string"), "{}", reasons[0]);
+    assert!(
+        reasons[0].contains("key must be a string"),
+        "{}",
+        reasons[0]
+    );
 }
