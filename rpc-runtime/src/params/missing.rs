@@ -54,10 +54,8 @@ impl<'de> Deserializer<'de> for Absent {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(de::value::MapDeserializer::new(std::iter::empty::<(
-            &str,
-            &str,
-        )>()))
+        let no_members = std::iter::empty::<(&str, &str)>();
+        visitor.visit_map(de::value::MapDeserializer::new(no_members))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
