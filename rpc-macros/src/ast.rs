@@ -249,8 +249,14 @@ impl Method {
 
     /// The type of a streaming method's items.
     pub fn stream_item(&self) -> Option<&Type> {
+        result_ok_type(self.stream_item_result()?)
+    }
+
+    /// The `Result` each item of a streaming method is, as written:
+    /// `RpcResult<T>` or `Result<T, E>`.
+    pub fn stream_item_result(&self) -> Option<&Type> {
         self.attr.stream.as_ref()?;
-        stream_item_type(self.output()?)
+        stream_item_result_type(self.output()?)
     }
 
     /// The aliases as written (aliases are not namespaced).
@@ -332,9 +338,9 @@ pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// `T` of a streaming method's `...Result<impl Stream<Item = ...Result<T>>>`
-/// as written.
-pub fn stream_item_type(ty: &Type) -> Option<&Type> {
+/// `...Result<T>` of a streaming method's
+/// `...Result<impl Stream<Item = ...Result<T>>>` as written.
+pub fn stream_item_result_type(ty: &Type) -> Option<&Type> {
     let Type::ImplTrait(stream) = result_ok_type(ty)? else {
         return None;
     };
@@ -350,7 +356,9 @@ pub fn stream_item_type(ty: &Type) -> Option<&Type> {
             return None;
         };
         args.args.iter().find_map(|arg| match arg {
-            GenericArgument::AssocType(item) if item.ident == "Item" => result_ok_type(&item.ty),
+            GenericArgument::AssocType(item) if item.ident == "Item" => {
+                result_ok_type(&item.ty).map(|_| &item.ty)
+            }
             _ => None,
         })
     })

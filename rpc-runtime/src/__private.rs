@@ -302,18 +302,23 @@ where
     .await
 }
 
-/// Sends a call of the streaming `method` and hands back its items as `R`s.
-pub async fn subscribe<T, R>(
+/// Sends a call of the streaming `method` and hands back its items, typed
+/// as `I`, each item's `Result`, says; the call's own failure is typed as
+/// `C`, its `Result` with `()` for the stream, says (see [`ResultType`]).
+pub async fn subscribe<T, C, I>(
     transport: &T,
     method: &'static MethodInfo,
     params: Result<Option<Params>, ClientError>,
-) -> Result<client::Subscription<R>, ClientError>
+    _call_type: Ty<C>,
+    _items_type: Ty<I>,
+) -> Result<client::Subscription<I::Ok, I::ClientError>, C::ClientError>
 where
     T: Transport + ?Sized,
-    R: DeserializeOwned,
+    C: ResultType,
+    I: ResultType,
 {
     // The span covers the call that starts the stream, not the items.
-    client::traced(method.name(), async {
+    let subscribed = client::traced(method.name(), async {
         let params = params?;
         let request = OutgoingRequest::new(method.name(), params.as_ref());
         // The macro marks every method it calls this for as streaming.
@@ -322,8 +327,8 @@ where
         };
         let items = transport.send_stream(request, stream).await?;
         Ok(client::Subscription::new(items))
-    })
-    .await
+    });
+    subscribed.await.map_err(C::from_client_error)
 }
 
 /// The outcome of a call as the client method of a method whose error type

@@ -23,6 +23,12 @@ pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal JSON-RPC error (a handler panicked, a result failed to serialize).
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// The server is shutting down: the last item of a stream it cuts short
+    /// (an SSE event, or a subscription's notification), which a client
+    /// reads as a [`Shutdown`](crate::client::TransportErrorKind::Shutdown)
+    /// transport error. One of the codes left to implementations; this
+    /// crate's own.
+    pub const SHUTTING_DOWN: i64 = -32090;
     /// The first code of the range left to implementations for server errors.
     pub const SERVER_ERROR_FIRST: i64 = -32099;
     /// The last code of the range left to implementations for server errors.
@@ -113,6 +119,12 @@ impl ErrorObject {
     /// `-32603`: the server failed while handling the request.
     pub fn internal_error() -> Self {
         ErrorObject::new(code::INTERNAL_ERROR, "Internal error")
+    }
+
+    /// `-32090`: the server is shutting down, and cuts the stream short
+    /// (see [`code::SHUTTING_DOWN`]).
+    pub fn shutting_down() -> Self {
+        ErrorObject::new(code::SHUTTING_DOWN, "Server shutting down")
     }
 
     /// The error code.

@@ -83,6 +83,11 @@ impl<E> CallError<E> {
     pub fn is_timeout(&self) -> bool {
         matches!(self, CallError::Transport(err) if err.kind() == TransportErrorKind::Timeout)
     }
+
+    /// Whether the server shut down before the call or the stream ended.
+    pub fn is_shutdown(&self) -> bool {
+        matches!(self, CallError::Transport(err) if err.kind() == TransportErrorKind::Shutdown)
+    }
 }
 
 impl<E: TryFrom<ErrorObject, Error = UnknownError>> From<ClientError> for CallError<E> {

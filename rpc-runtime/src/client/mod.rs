@@ -29,6 +29,8 @@ pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
 pub(crate) use span::traced;
 pub(crate) use subscription::cannot_stream;
+#[cfg(any(feature = "http", feature = "duplex"))]
+pub(crate) use subscription::item_error;
 pub use subscription::{RawItems, Subscription};
 pub use typed_batch::{BatchCall, BatchReplies};
 
