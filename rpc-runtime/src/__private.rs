@@ -302,33 +302,43 @@ where
     .await
 }
 
-/// Sends a call of the streaming `method` and hands back its items, typed
-/// as `I`, each item's `Result`, says; the call's own failure is typed as
-/// `C`, its `Result` with `()` for the stream, says (see [`ResultType`]).
-pub async fn subscribe<T, C, I>(
+/// Sends a call of the streaming `method` and hands back its items as the
+/// transport brings them (see [`typed_stream`]).
+pub async fn subscribe<T>(
     transport: &T,
     method: &'static MethodInfo,
     params: Result<Option<Params>, ClientError>,
-    _call_type: Ty<C>,
-    _items_type: Ty<I>,
-) -> Result<client::Subscription<I::Ok, I::ClientError>, C::ClientError>
+) -> Result<client::RawItems, ClientError>
 where
     T: Transport + ?Sized,
-    C: ResultType,
-    I: ResultType,
 {
     // The span covers the call that starts the stream, not the items.
-    let subscribed = client::traced(method.name(), async {
+    client::traced(method.name(), async {
         let params = params?;
         let request = OutgoingRequest::new(method.name(), params.as_ref());
         // The macro marks every method it calls this for as streaming.
         let Some(stream) = method.stream_info() else {
             return Err(client::cannot_stream());
         };
-        let items = transport.send_stream(request, stream).await?;
-        Ok(client::Subscription::new(items))
-    });
-    subscribed.await.map_err(C::from_client_error)
+        transport.send_stream(request, stream).await
+    })
+    .await
+}
+
+/// A streaming call's outcome as its client method returns it: the items
+/// typed as `I`, each item's `Result`, says, and the call's failure as `C`,
+/// its `Result` with `()` for the unnameable stream, says (see
+/// [`ResultType`]). Apart from [`subscribe`] so that the generated code
+/// names the two error types in one place, where their assertions are.
+#[inline]
+pub fn typed_stream<C: ResultType, I: ResultType>(
+    _call_type: Ty<C>,
+    _items_type: Ty<I>,
+    subscribed: Result<client::RawItems, ClientError>,
+) -> Result<client::Subscription<I::Ok, I::ClientError>, C::ClientError> {
+    subscribed
+        .map(client::Subscription::new)
+        .map_err(C::from_client_error)
 }
 
 /// The outcome of a call as the client method of a method whose error type

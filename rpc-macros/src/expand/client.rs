@@ -255,13 +255,20 @@ fn stream_call(
             <#call as #result_type>::ClientError,
         >
     };
-    let types = quote!(#krate::__private::ty::<#call>(), #krate::__private::ty::<#items>());
-    let send = call_over(
-        quote!(#krate::__private::subscribe),
-        quote!(&self.transport, #info, #params, #types),
+    // Every use of the error types is placed over the return type, where
+    // their assertions are, so that a type without `RpcError` is reported
+    // once (see `assert_bound`).
+    let (call_type, items_type) = (type_value(krate, &call, ty), type_value(krate, &items, ty));
+    let send = relocate(
+        quote!(#krate::__private::subscribe(&self.transport, #info, #params)),
         ty,
     );
     let awaited = place_all(quote!(.await), ends(ty).1);
+    let send = call_over(
+        quote!(#krate::__private::typed_stream),
+        quote!(#call_type, #items_type, #send #awaited),
+        ty,
+    );
     // A spelled-out error type is asserted over the return type, as a
     // unary method's is, so that one without `RpcError` gets one error.
     let checks = [
@@ -271,11 +278,7 @@ fn stream_call(
     .into_iter()
     .flatten()
     .map(|err| assert_bound(krate, "client_error", err, ty));
-    (
-        relocate(output, ty),
-        quote!(#send #awaited),
-        Some(quote!(#(#checks)*)),
-    )
+    (relocate(output, ty), send, Some(quote!(#(#checks)*)))
 }
 
 /// `ty`, a `...Result<impl Stream<...>, ...>`, with `()` as its first
