@@ -63,7 +63,7 @@ async fn a_call_that_could_not_be_sent_reads_as_the_same_encode_error_each_time(
     assert_eq!(replies.get(before).unwrap(), 9);
     assert_eq!(replies.get(after).unwrap(), 25);
     let reasons: Vec<String> = (0..2)
-        .map(|_| match replies.get(&unsendable) {
+        .map(|_| match replies.get(unsendable) {
             Err(ClientError::Encode(err)) => err.to_string(),
             other => panic!("expected an Encode error, got {other:?}"),
         })
