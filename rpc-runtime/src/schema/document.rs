@@ -4,7 +4,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use crate::metadata::{ExampleInfo, MethodInfo, ParamInfo, ServiceInfo};
+use crate::metadata::{ExampleInfo, MethodInfo, ParamInfo, ServiceInfo, StreamInfo};
 
 /// The OpenRPC version the documents follow.
 const OPENRPC_VERSION: &str = "1.3.2";
@@ -157,6 +157,9 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
     if !method.is_notification() {
         let ty = method.result_type().unwrap_or("()");
         let schema = schemas.of(method.result_schema_fn(), ty);
+        if let Some(stream) = method.stream_info() {
+            object.insert("x-stream".into(), describe_stream(stream, &schema));
+        }
         object.insert(
             "result".into(),
             json!({ "name": "result", "schema": schema }),
@@ -185,6 +188,17 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
         object.insert("x-aliases".into(), method.alias_names().into());
     }
     object.into()
+}
+
+/// The `x-stream` extension of a streaming method (README, "Our extensions
+/// to OpenRPC"): how its items travel, and the schema of one.
+fn describe_stream(stream: &StreamInfo, item: &Value) -> Value {
+    json!({
+        "wire": ["sse", "subscription"],
+        "notification": stream.notification(),
+        "unsubscribe": stream.unsubscribe(),
+        "item": item,
+    })
 }
 
 /// The summary is the doc comment's first paragraph; the description the
