@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 
 use crate::{DecodeParams, ErrorObject, MethodInfo};
 
+pub use crate::choose::{Alternative, Pattern, choose, kind, present};
 pub use crate::params::Whole;
 
 /// A type passed as a value, so that an unmet bound on it is reported on the

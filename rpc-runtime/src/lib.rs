@@ -29,6 +29,8 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cancel;
+#[doc(hidden)]
+pub mod choose;
 pub mod client;
 pub mod context;
 pub mod error;

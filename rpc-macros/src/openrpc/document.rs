@@ -51,6 +51,7 @@ pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
             None => errors.push(format!("`{at}` is not a method object")),
         }
     }
+    errors.append(&mut types.errors);
     if !errors.is_empty() {
         return Err(errors);
     }
