@@ -34,6 +34,8 @@ pub mod choose;
 pub mod client;
 pub mod context;
 pub mod error;
+#[doc(hidden)]
+pub mod error_info;
 pub mod metadata;
 pub mod middleware;
 pub mod params;
@@ -60,7 +62,8 @@ pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
-    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo, StreamInfo,
+    ErrorInfo, ErrorList, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
+    StreamInfo,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

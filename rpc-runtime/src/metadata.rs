@@ -6,6 +6,8 @@
 //! Everything here is built by `const fn`s, so a description costs nothing at
 //! run time.
 
+pub use crate::error_info::{ErrorInfo, ErrorList};
+
 /// A service: one `#[rpc]` trait and its methods.
 ///
 /// ```
@@ -101,6 +103,7 @@ pub struct MethodInfo {
     idempotent: bool,
     deprecated: bool,
     errors: &'static [ErrorInfo],
+    error_list: Option<fn() -> &'static [ErrorInfo]>,
     examples: &'static [ExampleInfo],
     stream: Option<StreamInfo>,
     #[cfg(feature = "schema")]
@@ -123,6 +126,7 @@ impl MethodInfo {
             idempotent: false,
             deprecated: false,
             errors: &[],
+            error_list: None,
             examples: &[],
             stream: None,
             #[cfg(feature = "schema")]
@@ -210,6 +214,13 @@ impl MethodInfo {
     /// (`#[method(error(code = ..., message = ...))]`).
     pub const fn errors(mut self, errors: &'static [ErrorInfo]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Sets the function that lists the errors of the method's error type
+    /// (its `#[derive(RpcError)]` variants; `#[rpc]` sets it).
+    pub const fn error_type(mut self, list: fn() -> &'static [ErrorInfo]) -> Self {
+        self.error_list = Some(list);
         self
     }
 
@@ -317,6 +328,33 @@ impl MethodInfo {
         self.errors
     }
 
+    /// The errors the method's error type says it sends: each variant of
+    /// a `#[derive(RpcError)]` enum; empty for `ErrorObject` and for types
+    /// that do not list theirs ([`ErrorList`]).
+    ///
+    /// ```
+    /// use rpc_macros::{RpcError, rpc};
+    ///
+    /// #[derive(Debug, RpcError)]
+    /// #[rpc_error(crate = "::rpc_runtime")]
+    /// pub enum KvError {
+    ///     #[rpc_error(code = 1001, message = "Key not found")]
+    ///     NotFound { key: String },
+    /// }
+    ///
+    /// #[rpc(crate = "::rpc_runtime")]
+    /// pub trait Kv {
+    ///     #[method(name = "get")]
+    ///     async fn get(&self, key: String) -> Result<String, KvError>;
+    /// }
+    ///
+    /// let errors = KvService::<()>::INFO.methods()[0].error_type_errors();
+    /// assert_eq!((errors[0].code(), errors[0].message()), (1001, "Key not found"));
+    /// ```
+    pub fn error_type_errors(&self) -> &'static [ErrorInfo] {
+        self.error_list.map_or(&[], |list| list())
+    }
+
     /// The method's example calls.
     pub const fn example_list(&self) -> &'static [ExampleInfo] {
         self.examples
@@ -378,37 +416,6 @@ impl StreamInfo {
     /// The method that ends a subscription.
     pub const fn unsubscribe(&self) -> &'static str {
         self.unsubscribe
-    }
-}
-
-/// An application error a method declares: its `code` and `message`.
-///
-/// ```
-/// use rpc_runtime::{ErrorInfo, MethodInfo};
-///
-/// static ADD: MethodInfo = MethodInfo::method("add").errors(&[ErrorInfo::new(-32000, "Overflow")]);
-/// assert_eq!(ADD.declared_errors()[0].code(), -32000);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ErrorInfo {
-    code: i64,
-    message: &'static str,
-}
-
-impl ErrorInfo {
-    /// The error `code` with its `message`.
-    pub const fn new(code: i64, message: &'static str) -> Self {
-        ErrorInfo { code, message }
-    }
-
-    /// The error code.
-    pub const fn code(&self) -> i64 {
-        self.code
-    }
-
-    /// The error message.
-    pub const fn message(&self) -> &'static str {
-        self.message
     }
 }
 
@@ -550,6 +557,43 @@ macro_rules! __with_schema {
     (returns $info:expr, $ty:ty) => {
         $info.result_schema($crate::__result_schema_fn!($ty))
     };
+    // An error's `data`: one value, the fields of an object, the elements
+    // of an array.
+    (data $info:expr, $ty:ty) => {
+        $info.data_schema($crate::__schema_fn!($ty))
+    };
+    (fields $info:expr, { $($key:literal : $ty:ty),* }) => {
+        $info.data_schema({
+            fn schema(
+                generator: &mut $crate::schema::schemars::SchemaGenerator,
+            ) -> $crate::schema::schemars::Schema {
+                let mut properties = $crate::__private::serde_json::Map::new();
+                $(properties.insert($key.into(), ($crate::__schema_fn!($ty))(generator).to_value());)*
+                $crate::schema::schemars::json_schema!({
+                    "type": "object",
+                    "properties": properties,
+                    "required": [$($key),*],
+                })
+            }
+            schema as $crate::schema::SchemaFn
+        })
+    };
+    (elements $info:expr, [ $($ty:ty),* ]) => {
+        $info.data_schema({
+            fn schema(
+                generator: &mut $crate::schema::schemars::SchemaGenerator,
+            ) -> $crate::schema::schemars::Schema {
+                let items = [$(($crate::__schema_fn!($ty))(generator).to_value()),*];
+                $crate::schema::schemars::json_schema!({
+                    "type": "array",
+                    "items": items,
+                    "minItems": items.len(),
+                    "maxItems": items.len(),
+                })
+            }
+            schema as $crate::schema::SchemaFn
+        })
+    };
 }
 
 /// `info` as it is: the runtime is built without its `schema` feature.
@@ -557,7 +601,7 @@ macro_rules! __with_schema {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __with_schema {
-    ($which:ident $info:expr, $ty:ty) => {
+    ($which:ident $info:expr, $($rest:tt)*) => {
         $info
     };
 }

@@ -246,10 +246,10 @@ fn client_main(docs: &[Document]) -> (String, Vec<Call>) {
         "use typed_rpc::transport::http::HttpClient;\n\n\
          fn arg<T: serde::de::DeserializeOwned>(json: &str) -> T {\n    \
              serde_json::from_str(json).expect(json)\n}\n\n\
-         fn report<T: serde::Serialize>(doc: &str, method: &str, result: Result<T, typed_rpc::ClientError>) {\n    \
+         fn report<T: serde::Serialize, E: std::fmt::Debug>(doc: &str, method: &str, result: Result<T, E>) {\n    \
              match result {\n        \
                  Ok(value) => println!(\"{doc}\\t{method}\\tok\\t{}\", serde_json::to_string(&value).unwrap()),\n        \
-                 Err(err) => println!(\"{doc}\\t{method}\\terr\\t{err}\"),\n    \
+                 Err(err) => println!(\"{doc}\\t{method}\\terr\\t{err:?}\"),\n    \
              }\n}\n\n",
     );
     for document in docs {

@@ -7,7 +7,9 @@
 //!   it (in a crate this test writes, builds and runs, since the documents
 //!   exist only once npm has installed them).
 
+mod constructs;
 mod examples;
 #[path = "../support/process.rs"]
 mod process;
 mod round_trip;
+mod shapes;

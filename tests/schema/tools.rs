@@ -42,6 +42,7 @@ fn install() -> PathBuf {
         "package-lock.json",
         "validate.js",
         "coverage.js",
+        "strict.js",
     ] {
         std::fs::copy(ours().join(file), dir.join(file)).expect("copying the npm files");
     }
@@ -89,6 +90,25 @@ fn schema_utils_finds_the_documents_valid() {
     assert!(ok, "{out}");
     assert_eq!(
         out.lines().filter(|l| l.starts_with("valid ")).count(),
+        2,
+        "{out}"
+    );
+}
+
+#[test]
+fn ajv_in_strict_mode_compiles_every_schema_of_the_documents() {
+    let dir = installed();
+    let calculator = write(&dir, "calculator.json", &calculator_document());
+    let catalog = write(&dir, "catalog.json", &catalog::document());
+    let mut node = Command::new("node");
+    node.arg("strict.js")
+        .arg(&calculator)
+        .arg(&catalog)
+        .current_dir(&dir);
+    let (ok, out) = bounded(node, RUN);
+    assert!(ok, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("strict ")).count(),
         2,
         "{out}"
     );

@@ -4,6 +4,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use super::strict;
 use crate::metadata::{ExampleInfo, MethodInfo, ParamInfo, ServiceInfo, StreamInfo};
 
 /// The OpenRPC version the documents follow.
@@ -87,7 +88,9 @@ impl Document {
         if !components.is_empty() {
             document.insert("components".into(), json!({ "schemas": components }));
         }
-        document.into()
+        let mut document = Value::Object(document);
+        strict::standard_formats(&mut document);
+        document
     }
 }
 
@@ -168,11 +171,7 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
     if method.is_deprecated() {
         object.insert("deprecated".into(), true.into());
     }
-    let errors: Vec<Value> = method
-        .declared_errors()
-        .iter()
-        .map(|error| json!({ "code": error.code(), "message": error.message() }))
-        .collect();
+    let errors = describe_errors(method, schemas);
     if !errors.is_empty() {
         object.insert("errors".into(), errors.into());
     }
@@ -188,6 +187,37 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
         object.insert("x-aliases".into(), method.alias_names().into());
     }
     object.into()
+}
+
+/// The errors the method declares with `#[method(error(..))]`, then those
+/// its error type lists (`#[derive(RpcError)]`) that it does not declare,
+/// each with the schema of its `data` as `x-data-schema` when it has data.
+fn describe_errors(method: &MethodInfo, schemas: &mut Schemas) -> Vec<Value> {
+    let declared = method.declared_errors().iter();
+    let listed = method.error_type_errors().iter().filter(|listed| {
+        !method
+            .declared_errors()
+            .iter()
+            .any(|d| d.code() == listed.code())
+    });
+    declared
+        .chain(listed)
+        .map(|error| {
+            // The type's own entry, which knows the data, for a declared one.
+            let data = method
+                .error_type_errors()
+                .iter()
+                .find(|listed| listed.code() == error.code())
+                .and_then(|listed| listed.data_schema_fn());
+            let mut object = Map::new();
+            object.insert("code".into(), error.code().into());
+            object.insert("message".into(), error.message().into());
+            if let Some(data) = data {
+                object.insert("x-data-schema".into(), schemas.of(Some(data), "data"));
+            }
+            object.into()
+        })
+        .collect()
 }
 
 /// The `x-stream` extension of a streaming method (README, "Our extensions

@@ -117,6 +117,11 @@ impl<'d> Types<'d> {
         }
     }
 
+    /// A type name of its own, unique among the document's types.
+    pub fn claim(&mut self, name: String) -> String {
+        self.scope.claim(name)
+    }
+
     /// The Rust type of `schema`, found at pointer `at`; a type it needs is
     /// named after `hint`.
     pub fn rust_type(&mut self, schema: &Value, hint: &str, at: &str) -> TokenStream {

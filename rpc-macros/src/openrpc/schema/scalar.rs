@@ -65,17 +65,17 @@ pub fn of_values(object: &Map<String, Value>) -> Option<Result<Ty, String>> {
 }
 
 /// The Rust integers, narrowest first, with their bounds.
-const WIDTHS: &[(&str, i128, i128)] = &[
-    ("u8", 0, u8::MAX as i128),
-    ("i8", i8::MIN as i128, i8::MAX as i128),
-    ("u16", 0, u16::MAX as i128),
-    ("i16", i16::MIN as i128, i16::MAX as i128),
-    ("u32", 0, u32::MAX as i128),
-    ("i32", i32::MIN as i128, i32::MAX as i128),
-    ("u64", 0, u64::MAX as i128),
-    ("i64", i64::MIN as i128, i64::MAX as i128),
-    ("u128", 0, i128::MAX),
-    ("i128", i128::MIN, i128::MAX),
+const WIDTHS: &[(&str, f64, f64)] = &[
+    ("u8", 0.0, u8::MAX as f64),
+    ("i8", i8::MIN as f64, i8::MAX as f64),
+    ("u16", 0.0, u16::MAX as f64),
+    ("i16", i16::MIN as f64, i16::MAX as f64),
+    ("u32", 0.0, u32::MAX as f64),
+    ("i32", i32::MIN as f64, i32::MAX as f64),
+    ("u64", 0.0, u64::MAX as f64),
+    ("i64", i64::MIN as f64, i64::MAX as f64),
+    ("u128", 0.0, u128::MAX as f64),
+    ("i128", i128::MIN as f64, i128::MAX as f64),
 ];
 
 /// The Rust integer of an `integer` schema: its `format` (`int32`,
@@ -112,25 +112,15 @@ pub fn integer(object: &Map<String, Value>) -> Result<Ty, String> {
             }
         }
     }
-    let bound = |key: &str| {
-        object.get(key).and_then(Value::as_number).and_then(|n| {
-            n.as_i64()
-                .map(i128::from)
-                .or_else(|| n.as_u64().map(i128::from))
-                .or_else(|| {
-                    // A bound written as a float (`1.8446744073709552e19`).
-                    n.as_f64()
-                        .filter(|f| f.fract() == 0.0 && f.abs() < 1.8e38)
-                        .map(|f| f as i128)
-                })
-        })
-    };
+    // Compared as doubles: exact enough to tell the widths apart, and
+    // 128-bit bounds are written as doubles.
+    let bound = |key: &str| object.get(key).and_then(Value::as_f64);
     let ty = match (bound("minimum"), bound("maximum")) {
         (Some(min), Some(max)) => WIDTHS
             .iter()
             .find(|(_, lo, hi)| *lo <= min && max <= *hi)
             .map_or("i128", |(ty, _, _)| ty),
-        (Some(min), None) if min >= 0 => "u64",
+        (Some(min), None) if min >= 0.0 => "u64",
         _ => "i64",
     };
     Ok(name(ty))

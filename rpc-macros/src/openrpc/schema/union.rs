@@ -310,9 +310,20 @@ fn variant_name(doc: &Value, schema: &Value, index: usize) -> String {
         _ => None,
     };
     let ty = object.get("type").and_then(Value::as_str);
+    // Externally tagged: an object of one member, the variant's name.
+    let only_member = match object.get("properties").and_then(Value::as_object) {
+        Some(properties)
+            if properties.len() == 1
+                && object.get("additionalProperties") == Some(&Value::Bool(false)) =>
+        {
+            properties.keys().next().map(String::as_str)
+        }
+        _ => None,
+    };
     let name = from_ref
         .or_else(|| object.get("title").and_then(Value::as_str))
         .or(tag)
+        .or(only_member)
         .or(single)
         .or(ty);
     names::camel(name.unwrap_or(&fallback), &fallback)
