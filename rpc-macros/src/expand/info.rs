@@ -79,9 +79,11 @@ fn declared_error_checks(method: &Method, krate: &syn::Path) -> Vec<TokenStream>
         .iter()
         .map(|error| {
             let (code, message) = (error.code, &error.message);
-            quote_spanned! {error.span=>
-                const _: () = #krate::__private::declared_error::<#error_type>(#code, #message);
-            }
+            // All of it on the error's code, where the compiler reports a
+            // failed check.
+            let check = quote!(#krate::__private::declared_error::<#error_type>(#code, #message));
+            let check = super::place_all(check, error.span);
+            quote_spanned! {error.span=> const _: () = #check; }
         })
         .collect()
 }

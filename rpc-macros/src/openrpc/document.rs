@@ -20,11 +20,8 @@ pub struct Api {
 /// document this can read.
 pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
     let problems = meta::check(doc);
-    if !problems.is_empty() {
-        return Err(problems);
-    }
     let (Some(root), Some(methods)) = (doc.as_object(), doc["methods"].as_array()) else {
-        return Err(vec!["`#`: not an OpenRPC document".to_owned()]);
+        return Err(problems);
     };
     let info = root.get("info").and_then(Value::as_object);
     let title = info
@@ -54,6 +51,11 @@ pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
             Some(Err(err)) => errors.push(err),
             None => errors.push(format!("`{at}` is not a method object")),
         }
+    }
+    // Where the meta-schema's checks found problems, the methods' own are
+    // the same ones said again: only the schemas' dangling `$ref`s are added.
+    if !problems.is_empty() {
+        errors = problems;
     }
     errors.append(&mut types.errors);
     if !errors.is_empty() {

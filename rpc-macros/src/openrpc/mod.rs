@@ -126,6 +126,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Writes what `openrpc!` expands the document `OPENRPC_DOC` to, its
+    /// notes left out, to `OPENRPC_OUT`: the hand-written side of
+    /// `bench/compile_openrpc.sh`.
+    #[test]
+    #[ignore = "a tool of bench/compile_openrpc.sh"]
+    fn dump_expansion() {
+        let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("set {name}"));
+        let text = std::fs::read_to_string(var("OPENRPC_DOC")).unwrap();
+        let api = document::api(&serde_json::from_str(&text).unwrap()).unwrap();
+        let header = "//! The trait and types `openrpc!` writes for the document, written out.\n\
+                      #![allow(dead_code)]\n";
+        std::fs::write(var("OPENRPC_OUT"), format!("{header}{}\n", api.items)).unwrap();
+    }
+
     #[test]
     fn the_input_is_one_string_literal() {
         let out = expand(quote!(petstore)).to_string();
