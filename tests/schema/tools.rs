@@ -15,38 +15,35 @@ use super::process;
 use super::{calculator_document, catalog};
 
 const INSTALL: Duration = Duration::from_secs(300);
-const RUN: Duration = Duration::from_secs(120);
+pub(super) const RUN: Duration = Duration::from_secs(120);
 
 /// Methods test-coverage cannot call as the server expects: `sum` binds the
 /// whole `params` array, which OpenRPC cannot say, so test-coverage would
 /// send `[[1, 2, 4]]` for `[1, 2, 4]`.
 const NOT_EXPRESSIBLE: &[&str] = &["sum"];
 
-fn ours() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema/npm")
-}
-
 /// `<target>/tmp/schema-npm`, with the pinned packages installed once for
 /// this test binary: its tests run in parallel, and two `npm ci` in one
 /// folder would delete each other's packages.
 fn installed() -> PathBuf {
     static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(install).clone()
+    let files = ["validate.js", "coverage.js", "strict.js"];
+    INSTALLED.get_or_init(|| install("npm", &files)).clone()
 }
 
-fn install() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schema-npm");
+/// `npm ci` of the packages pinned in `tests/schema/<folder>` into
+/// `<target>/tmp/schema-<folder>`, with `files` beside them, unless what
+/// is there was installed from the same lock file; that directory.
+pub(super) fn install(folder: &str, files: &[&str]) -> PathBuf {
+    let ours = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/schema")
+        .join(folder);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("schema-{folder}"));
     std::fs::create_dir_all(&dir).expect("the npm directory");
-    for file in [
-        "package.json",
-        "package-lock.json",
-        "validate.js",
-        "coverage.js",
-        "strict.js",
-    ] {
-        std::fs::copy(ours().join(file), dir.join(file)).expect("copying the npm files");
+    for file in ["package.json", "package-lock.json"].iter().chain(files) {
+        std::fs::copy(ours.join(file), dir.join(file)).expect("copying the npm files");
     }
-    let lock = std::fs::read(ours().join("package-lock.json")).expect("the lock file");
+    let lock = std::fs::read(ours.join("package-lock.json")).expect("the lock file");
     let stamp = dir.join("installed-from.json");
     if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
         return dir;
@@ -65,12 +62,12 @@ fn install() -> PathBuf {
 
 /// Runs `command` to its end within `limit`: whether it succeeded, and
 /// what it printed on stdout and stderr, in that order.
-fn bounded(command: Command, limit: Duration) -> (bool, String) {
+pub(super) fn bounded(command: Command, limit: Duration) -> (bool, String) {
     let (ok, out, err) = process::bounded(command, limit);
     (ok, out + &err)
 }
 
-fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
+pub(super) fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(document).unwrap()).expect("a document");
     path
