@@ -107,11 +107,10 @@ impl Alternative {
             }
             pinned += 1;
         }
-        if let (Some(pattern), Value::String(text)) = (&self.pattern, value) {
-            if !pattern.matches(text) {
+        if let (Some(pattern), Value::String(text)) = (&self.pattern, value)
+            && !pattern.matches(text) {
                 return None;
             }
-        }
         let Value::Object(members) = value else {
             return Some((0, pinned));
         };
@@ -133,6 +132,10 @@ impl Alternative {
     }
 }
 
+/// How well an alternative fits, best highest: members known, values
+/// pinned, members required, then the fewer JSON types.
+type Rank = (usize, usize, usize, Reverse<u32>);
+
 /// Decodes `value` as the alternative it fits best: the alternatives the
 /// schemas allow, most members known first, then most values pinned, most
 /// members required, fewest JSON types, then the document's order; the
@@ -142,7 +145,7 @@ pub fn choose<T, E: std::fmt::Display>(
     alternatives: &[Alternative],
     decode: impl Fn(usize, &Value) -> Result<T, E>,
 ) -> Result<T, String> {
-    let mut fits: Vec<(usize, (usize, usize, usize, Reverse<u32>))> = alternatives
+    let mut fits: Vec<(usize, Rank)> = alternatives
         .iter()
         .enumerate()
         .filter_map(|(index, alternative)| {
@@ -151,7 +154,8 @@ pub fn choose<T, E: std::fmt::Display>(
             Some((index, (known, pinned, alternative.required.len(), narrow)))
         })
         .collect();
-    fits.sort_by(|a, b| b.1.cmp(&a.1));
+    // Stable: equal ranks keep the document's order.
+    fits.sort_by_key(|(_, rank)| Reverse(*rank));
     let mut first_error = None;
     for (index, _) in fits {
         match decode(index, value) {

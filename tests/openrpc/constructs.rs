@@ -11,11 +11,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-mod constructs {
+mod generated {
     typed_rpc::openrpc!("tests/openrpc/specs/constructs.json");
 }
 
-use constructs::*;
+use generated::*;
 
 /// Whether `a` and `b` are the same JSON value, numbers compared as numbers.
 fn same(a: &Value, b: &Value) -> bool {

@@ -66,12 +66,11 @@ pub fn check(doc: &Value) -> Vec<String> {
         return problems;
     };
     string(root, "#", "openrpc", &mut problems);
-    if let Some(info) = root.get("info") {
-        if let Some(info) = object(info, "#/info", &INFO, &mut problems) {
+    if let Some(info) = root.get("info")
+        && let Some(info) = object(info, "#/info", &INFO, &mut problems) {
             string(info, "#/info", "title", &mut problems);
             string(info, "#/info", "version", &mut problems);
         }
-    }
     let Some(methods) = root.get("methods") else {
         return problems;
     };
@@ -88,21 +87,20 @@ pub fn check(doc: &Value) -> Vec<String> {
         let Some(fields) = object(method, &at, &METHOD, &mut problems) else {
             continue;
         };
-        if let Some(name) = string(fields, &at, "name", &mut problems) {
-            if let Some(first) = names.insert(name, format!("{at}/name")) {
+        if let Some(name) = string(fields, &at, "name", &mut problems)
+            && let Some(first) = names.insert(name, format!("{at}/name")) {
                 problems.push(format!(
                     "`{at}/name`: a second method named `{name}`; the first is at `{first}`"
                 ));
             }
-        }
         check_method(doc, fields, &at, &mut problems);
     }
     problems
 }
 
 fn check_method(doc: &Value, method: &Map<String, Value>, at: &str, problems: &mut Vec<String>) {
-    if let Some(structure) = method.get("paramStructure") {
-        if !matches!(
+    if let Some(structure) = method.get("paramStructure")
+        && !matches!(
             structure.as_str(),
             Some("by-name" | "by-position" | "either")
         ) {
@@ -110,7 +108,6 @@ fn check_method(doc: &Value, method: &Map<String, Value>, at: &str, problems: &m
                 "`{at}/paramStructure` is {structure}; expected \"by-name\", \"by-position\" or \"either\""
             ));
         }
-    }
     for (key, shape) in [
         ("params", &DESCRIPTOR),
         ("errors", &ERROR),
@@ -125,20 +122,18 @@ fn check_method(doc: &Value, method: &Map<String, Value>, at: &str, problems: &m
         };
         for (i, item) in list.iter().enumerate() {
             let at = format!("{at}/{key}/{i}");
-            if let Some(item) = referenced(doc, item, &at, problems) {
-                if let Some(fields) = object(item, &at, shape, problems) {
+            if let Some(item) = referenced(doc, item, &at, problems)
+                && let Some(fields) = object(item, &at, shape, problems) {
                     members_typed(fields, &at, problems);
                 }
-            }
         }
     }
     if let Some(result) = method.get("result") {
         let at = format!("{at}/result");
-        if let Some(result) = referenced(doc, result, &at, problems) {
-            if let Some(fields) = object(result, &at, &DESCRIPTOR, problems) {
+        if let Some(result) = referenced(doc, result, &at, problems)
+            && let Some(fields) = object(result, &at, &DESCRIPTOR, problems) {
                 members_typed(fields, &at, problems);
             }
-        }
     }
 }
 

@@ -124,7 +124,7 @@ fn merge(
             .any(|key| part.contains_key(*key))
     };
     if all.iter().any(|part| !is_object(part) && says_more(part))
-        || !all.iter().any(|p| is_object(p))
+        || !all.iter().any(&is_object)
     {
         return Err("`allOf` of schemas that are not all objects is not supported".into());
     }
