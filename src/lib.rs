@@ -43,7 +43,7 @@
 /// - a method's `errors` become its error type, an enum deriving
 ///   [`RpcError`] (one per distinct list), so calls return
 ///   `Result<T, CallError<E>>` with the server's errors typed; the `data` of
-///   an error is typed from our documents' `x-data-schema`, else kept as a
+///   an error is typed from our documents' `x-error-data`, else kept as a
 ///   `serde_json::Value`;
 /// - a method with our `x-stream` extension is a streaming method whose
 ///   client returns a `Subscription` over SSE and WebSocket alike (its

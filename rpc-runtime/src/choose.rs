@@ -108,9 +108,10 @@ impl Alternative {
             pinned += 1;
         }
         if let (Some(pattern), Value::String(text)) = (&self.pattern, value)
-            && !pattern.matches(text) {
-                return None;
-            }
+            && !pattern.matches(text)
+        {
+            return None;
+        }
         let Value::Object(members) = value else {
             return Some((0, pinned));
         };

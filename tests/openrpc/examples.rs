@@ -337,28 +337,34 @@ pub(super) fn build_client(work: &Path, name: &str, main: &str) -> PathBuf {
     target.join("debug").join(name)
 }
 
-/// A mock server, stopped when dropped.
-struct Mock {
+/// A Node.js server this test started, stopped when dropped.
+pub(super) struct NodeServer {
     child: Child,
-    url: String,
+    pub(super) url: String,
 }
 
-impl Drop for Mock {
+impl Drop for NodeServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-/// `@open-rpc/mock-server` serving `document` on a free loopback port.
-fn serve(npm_dir: &Path, document: &Document) -> Mock {
+/// `node SCRIPT ARGS... PORT` on a free loopback port, once it has printed
+/// a line holding `ready`.
+pub(super) fn node_server(
+    npm_dir: &Path,
+    script: &str,
+    args: &[&Path],
+    ready: &'static str,
+) -> NodeServer {
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
     let mut child = Command::new("node")
-        .arg("serve.js")
-        .arg(&document.path)
+        .arg(script)
+        .args(args)
         .arg(port.to_string())
         .current_dir(npm_dir)
         .stdin(Stdio::null())
@@ -370,18 +376,23 @@ fn serve(npm_dir: &Path, document: &Document) -> Mock {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains("Server Started") {
+            if line.contains(ready) {
                 let _ = tx.send(());
             }
         }
     });
-    let mock = Mock {
+    let server = NodeServer {
         child,
         url: format!("http://127.0.0.1:{port}/"),
     };
     rx.recv_timeout(START)
-        .unwrap_or_else(|_| panic!("the mock server of {} did not start", document.name));
-    mock
+        .unwrap_or_else(|_| panic!("`node {script} {args:?}` did not start"));
+    server
+}
+
+/// `@open-rpc/mock-server` serving `document` on a free loopback port.
+fn serve(npm_dir: &Path, document: &Document) -> NodeServer {
+    node_server(npm_dir, "serve.js", &[&document.path], "Server Started")
 }
 
 #[test]
@@ -396,7 +407,7 @@ fn generated_clients_call_the_mock_server_of_every_example_document() {
     let (main, calls) = client_main(&docs);
     let binary = build_client(&work, "openrpc-examples-client", &main);
 
-    let mocks: Vec<Mock> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
+    let mocks: Vec<NodeServer> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
     let mut client = Command::new(binary);
     client.args(mocks.iter().map(|m| &m.url));
     let (ok, out, err) = process::bounded(client, RUN);

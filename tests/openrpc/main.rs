@@ -13,6 +13,8 @@
 
 mod constructs;
 mod examples;
+#[path = "../support/fixture.rs"]
+mod fixture;
 mod metamask;
 #[path = "../support/process.rs"]
 mod process;

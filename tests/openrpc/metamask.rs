@@ -10,19 +10,16 @@
 //! since the document exists only once npm has installed it.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::examples::{build_client, camel, installed, snake, work_dir};
+use super::examples::{build_client, camel, installed, node_server, snake, work_dir};
 use super::process;
 
 const RUN: Duration = Duration::from_secs(120);
-const START: Duration = Duration::from_secs(60);
 
 /// How many of the pinned document's 57 examples are not valid under
 /// their own schemas (a result that is the string "null" where the schema
@@ -31,7 +28,7 @@ const START: Duration = Duration::from_secs(60);
 const INVALID_EXAMPLES: usize = 20;
 
 /// The examples, from `node metamask.js examples`.
-fn examples(npm_dir: &std::path::Path) -> (String, Vec<Value>) {
+fn examples(npm_dir: &Path) -> (String, Vec<Value>) {
     let mut node = Command::new("node");
     node.args(["metamask.js", "examples"]).current_dir(npm_dir);
     let (ok, out, err) = process::bounded(node, RUN);
@@ -39,39 +36,6 @@ fn examples(npm_dir: &std::path::Path) -> (String, Vec<Value>) {
     let listed: Value = serde_json::from_str(&out).expect("JSON");
     let document = listed["document"].as_str().expect("the path").to_owned();
     (document, listed["cases"].as_array().expect("cases").clone())
-}
-
-/// The replay server, stopped when dropped.
-struct Replay(Child);
-
-impl Drop for Replay {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn replay(npm_dir: &std::path::Path, port: u16) -> Replay {
-    let mut child = Command::new("node")
-        .args(["metamask.js", "serve", &port.to_string()])
-        .current_dir(npm_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node runs (Node.js must be on PATH)");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line == "listening" {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let server = Replay(child);
-    rx.recv_timeout(START).expect("the replay server starts");
-    server
 }
 
 /// Whether `a` and `b` are the same JSON value, numbers compared as numbers.
@@ -167,13 +131,9 @@ fn every_method_is_generated_and_every_valid_example_comes_back_equal() {
 
     let main = client_main(&document, &doc, &valid);
     let binary = build_client(&work_dir(), "metamask-client", &main);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let server = replay(&npm_dir, port);
+    let server = node_server(&npm_dir, "metamask.js", &[Path::new("serve")], "listening");
     let mut client = Command::new(binary);
-    client.arg(format!("http://127.0.0.1:{port}/"));
+    client.arg(&server.url);
     let (ok, out, err) = process::bounded(client, RUN);
     drop(server);
     assert!(ok, "the client failed:\n{out}\n{err}");

@@ -9,16 +9,12 @@
 //! argument list by name and refuses every by-name call with params.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use typed_rpc::Router;
-use typed_rpc::transport::Server;
 
-use super::calculator_api::{Calc, Calculator as _};
 use super::calculator_document;
-use super::tools::{RUN, bounded, install, write};
+use super::tools::{against_the_calculator, install, write};
 
 /// The methods whose one param is the whole `params` array (`sum([1, 2,
 /// 4])` takes `[1, 2, 4]`): OpenRPC cannot say so, and a generic client
@@ -36,30 +32,11 @@ fn installed() -> PathBuf {
 async fn calls(document: Value, name: &str) -> Vec<String> {
     let dir = installed();
     let file = write(&dir, &format!("{name}.json"), &document);
-    let router = Router::new(Calc::default().into_service());
-    let server = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", server.local_addr().unwrap());
-    let out_dir = dir.join(format!("{name}-out"));
-    let out = tokio::task::spawn_blocking(move || {
-        let mut node = Command::new("node");
-        node.arg("generated.js")
-            .arg(&file)
-            .arg(&out_dir)
-            .arg(&url)
-            .args(WHOLE_PARAMS)
-            .current_dir(&dir);
-        bounded(node, RUN)
-    })
-    .await
-    .unwrap();
-    server.shutdown().await;
-    let (ok, out) = out;
-    assert!(ok, "{out}");
-    out.lines()
-        .filter_map(|l| l.strip_prefix("pass "))
-        .filter_map(|l| l.split(' ').next())
-        .map(str::to_owned)
-        .collect()
+    let out = dir.join(format!("{name}-out")).display().to_string();
+    let args = std::iter::once(out)
+        .chain(WHOLE_PARAMS.iter().map(|m| m.to_string()))
+        .collect();
+    against_the_calculator(&dir, "generated.js", file, args).await
 }
 
 const EXPRESSIBLE: [&str; 5] = ["subtract", "add", "get_data", "notify_hello", "total"];

@@ -17,6 +17,8 @@ mod calculator_api;
 mod catalog;
 mod discover;
 mod documents;
+#[path = "../support/fixture.rs"]
+mod fixture;
 mod generated_ts;
 #[path = "../support/process.rs"]
 mod process;

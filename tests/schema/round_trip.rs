@@ -17,16 +17,7 @@ mod generated {
 
 #[test]
 fn the_committed_document_is_what_the_trait_produces_now() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-    let now = serde_json::to_string_pretty(&calculator_document()).unwrap() + "\n";
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
-        std::fs::write(&path, &now).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        committed == now,
-        "{FIXTURE} is stale: rerun this test with UPDATE_FIXTURES=1 and commit the file"
-    );
+    super::fixture::assert_current(FIXTURE, &calculator_document());
 }
 
 #[tokio::test]

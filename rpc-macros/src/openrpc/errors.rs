@@ -1,5 +1,5 @@
 //! A method's `errors` as a typed error: an enum deriving `RpcError`, one
-//! variant per code, its `data` typed from our documents' `x-data-schema`
+//! variant per code, its `data` typed from our documents' `x-error-data`
 //! (any JSON value otherwise, kept whole), so a generated client's errors
 //! come back typed and the trait's server sends them with their codes.
 
@@ -23,8 +23,9 @@ pub struct ErrorEnums {
 struct Entry {
     code: i64,
     message: String,
+    /// The schema of its `data`, from `x-error-data`, and where it is.
     data: Option<Value>,
-    at: String,
+    data_at: String,
 }
 
 impl ErrorEnums {
@@ -68,8 +69,7 @@ impl ErrorEnums {
                 let data = match &entry.data {
                     Some(schema) => {
                         let hint = format!("{} {} data", ident, variant);
-                        let ty =
-                            types.rust_type(schema, &hint, &format!("{}/x-data-schema", entry.at));
+                        let ty = types.rust_type(schema, &hint, &entry.data_at);
                         quote!((#ty))
                     }
                     None => quote!((::core::option::Option<::serde_json::Value>)),
@@ -92,7 +92,7 @@ impl ErrorEnums {
 fn entries(doc: &Value, method: &Map<String, Value>, at: &str) -> Vec<Entry> {
     let list = method.get("errors").and_then(Value::as_array);
     let mut entries: Vec<Entry> = Vec::new();
-    for (i, error) in list.into_iter().flatten().enumerate() {
+    for error in list.into_iter().flatten() {
         let Some(error) = refs::follow(doc, error) else {
             continue;
         };
@@ -106,8 +106,11 @@ fn entries(doc: &Value, method: &Map<String, Value>, at: &str) -> Vec<Entry> {
         entries.push(Entry {
             code,
             message: message.to_owned(),
-            data: error.get("x-data-schema").cloned(),
-            at: format!("{at}/errors/{i}"),
+            data: method
+                .get("x-error-data")
+                .and_then(|d| d.get(code.to_string()))
+                .cloned(),
+            data_at: format!("{at}/x-error-data/{code}"),
         });
     }
     entries

@@ -14,17 +14,32 @@ struct Object {
     what: &'static str,
     required: &'static [&'static str],
     optional: &'static [&'static str],
+    /// The members it takes beyond those.
+    extra: Extra,
+}
+
+/// What the meta-schema says of an object's other members.
+#[derive(PartialEq)]
+enum Extra {
+    /// None (the error object).
+    Nothing,
+    /// `x-` extensions only (most objects).
+    Extensions,
+    /// Any (the example pairing).
+    Anything,
 }
 
 const ROOT: Object = Object {
     what: "an OpenRPC document",
     required: &["openrpc", "info", "methods"],
     optional: &["servers", "components", "externalDocs", "$schema"],
+    extra: Extra::Extensions,
 };
 const INFO: Object = Object {
     what: "`info`",
     required: &["title", "version"],
     optional: &["description", "termsOfService", "contact", "license"],
+    extra: Extra::Extensions,
 };
 const METHOD: Object = Object {
     what: "a method",
@@ -42,21 +57,25 @@ const METHOD: Object = Object {
         "deprecated",
         "externalDocs",
     ],
+    extra: Extra::Extensions,
 };
 const DESCRIPTOR: Object = Object {
     what: "a content descriptor",
     required: &["name", "schema"],
     optional: &["description", "summary", "required", "deprecated"],
+    extra: Extra::Extensions,
 };
 const ERROR: Object = Object {
     what: "an error",
     required: &["code", "message"],
     optional: &["data"],
+    extra: Extra::Nothing,
 };
 const PAIRING: Object = Object {
     what: "an example pairing",
     required: &["name", "params"],
     optional: &["description", "summary", "result"],
+    extra: Extra::Anything,
 };
 
 /// Every way `doc` breaks the meta-schema; empty when it does not.
@@ -67,10 +86,11 @@ pub fn check(doc: &Value) -> Vec<String> {
     };
     string(root, "#", "openrpc", &mut problems);
     if let Some(info) = root.get("info")
-        && let Some(info) = object(info, "#/info", &INFO, &mut problems) {
-            string(info, "#/info", "title", &mut problems);
-            string(info, "#/info", "version", &mut problems);
-        }
+        && let Some(info) = object(info, "#/info", &INFO, &mut problems)
+    {
+        string(info, "#/info", "title", &mut problems);
+        string(info, "#/info", "version", &mut problems);
+    }
     let Some(methods) = root.get("methods") else {
         return problems;
     };
@@ -88,11 +108,12 @@ pub fn check(doc: &Value) -> Vec<String> {
             continue;
         };
         if let Some(name) = string(fields, &at, "name", &mut problems)
-            && let Some(first) = names.insert(name, format!("{at}/name")) {
-                problems.push(format!(
-                    "`{at}/name`: a second method named `{name}`; the first is at `{first}`"
-                ));
-            }
+            && let Some(first) = names.insert(name, format!("{at}/name"))
+        {
+            problems.push(format!(
+                "`{at}/name`: a second method named `{name}`; the first is at `{first}`"
+            ));
+        }
         check_method(doc, fields, &at, &mut problems);
     }
     problems
@@ -103,11 +124,12 @@ fn check_method(doc: &Value, method: &Map<String, Value>, at: &str, problems: &m
         && !matches!(
             structure.as_str(),
             Some("by-name" | "by-position" | "either")
-        ) {
-            problems.push(format!(
+        )
+    {
+        problems.push(format!(
                 "`{at}/paramStructure` is {structure}; expected \"by-name\", \"by-position\" or \"either\""
             ));
-        }
+    }
     for (key, shape) in [
         ("params", &DESCRIPTOR),
         ("errors", &ERROR),
@@ -123,17 +145,19 @@ fn check_method(doc: &Value, method: &Map<String, Value>, at: &str, problems: &m
         for (i, item) in list.iter().enumerate() {
             let at = format!("{at}/{key}/{i}");
             if let Some(item) = referenced(doc, item, &at, problems)
-                && let Some(fields) = object(item, &at, shape, problems) {
-                    members_typed(fields, &at, problems);
-                }
+                && let Some(fields) = object(item, &at, shape, problems)
+            {
+                members_typed(fields, &at, problems);
+            }
         }
     }
     if let Some(result) = method.get("result") {
         let at = format!("{at}/result");
         if let Some(result) = referenced(doc, result, &at, problems)
-            && let Some(fields) = object(result, &at, &DESCRIPTOR, problems) {
-                members_typed(fields, &at, problems);
-            }
+            && let Some(fields) = object(result, &at, &DESCRIPTOR, problems)
+        {
+            members_typed(fields, &at, problems);
+        }
     }
 }
 
@@ -203,9 +227,18 @@ fn object<'v>(
     for key in fields.keys() {
         let known =
             shape.required.contains(&key.as_str()) || shape.optional.contains(&key.as_str());
-        if !known && !key.starts_with("x-") {
+        let allowed = match shape.extra {
+            Extra::Nothing => false,
+            Extra::Extensions => key.starts_with("x-"),
+            Extra::Anything => true,
+        };
+        if !known && !allowed {
+            let hint = match shape.extra {
+                Extra::Extensions => " (an extension's name starts with `x-`)",
+                _ => "",
+            };
             problems.push(format!(
-                "`{at}/{}`: {} has no member `{key}` (an extension's name starts with `x-`)",
+                "`{at}/{}`: {} has no member `{key}`{hint}",
                 refs::escape(key),
                 shape.what
             ));
@@ -249,7 +282,7 @@ mod tests {
         "methods": [
             {"name": "a", "params": [{"name": "p"}], "paramStructure": "sideways"},
             {"name": "a", "params": [{"$ref": "#/components/contentDescriptors/Gone"}],
-             "errors": [{"code": 1.5, "message": "m"}], "retult": {}},
+             "errors": [{"code": 1.5, "message": "m", "x-data": {}}], "retult": {}},
             {"params": []}
         ]});
         assert_eq!(
@@ -263,6 +296,7 @@ mod tests {
                 "`#/methods/1/retult`: a method has no member `retult` (an extension's name starts with `x-`)",
                 "`#/methods/1/name`: a second method named `a`; the first is at `#/methods/0/name`",
                 "`#/methods/1/params/0`: `$ref` \"#/components/contentDescriptors/Gone\" points at nothing in this document",
+                "`#/methods/1/errors/0/x-data`: an error has no member `x-data`",
                 "`#/methods/1/errors/0/code` is not an integer",
                 "`#/methods/2`: a method needs `name`",
             ]

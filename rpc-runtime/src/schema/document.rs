@@ -171,9 +171,12 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
     if method.is_deprecated() {
         object.insert("deprecated".into(), true.into());
     }
-    let errors = describe_errors(method, schemas);
+    let (errors, error_data) = describe_errors(method, schemas);
     if !errors.is_empty() {
         object.insert("errors".into(), errors.into());
+    }
+    if !error_data.is_empty() {
+        object.insert("x-error-data".into(), error_data.into());
     }
     let examples: Vec<Value> = method
         .example_list()
@@ -190,9 +193,10 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
 }
 
 /// The errors the method declares with `#[method(error(..))]`, then those
-/// its error type lists (`#[derive(RpcError)]`) that it does not declare,
-/// each with the schema of its `data` as `x-data-schema` when it has data.
-fn describe_errors(method: &MethodInfo, schemas: &mut Schemas) -> Vec<Value> {
+/// its error type lists (`#[derive(RpcError)]`) that it does not declare;
+/// and the `x-error-data` extension: the schema of each one's `data`, by
+/// code (OpenRPC's error object takes no extension of its own).
+fn describe_errors(method: &MethodInfo, schemas: &mut Schemas) -> (Vec<Value>, Map<String, Value>) {
     let declared = method.declared_errors().iter();
     let listed = method.error_type_errors().iter().filter(|listed| {
         !method
@@ -200,24 +204,23 @@ fn describe_errors(method: &MethodInfo, schemas: &mut Schemas) -> Vec<Value> {
             .iter()
             .any(|d| d.code() == listed.code())
     });
-    declared
+    let mut data = Map::new();
+    let errors = declared
         .chain(listed)
         .map(|error| {
             // The type's own entry, which knows the data, for a declared one.
-            let data = method
+            let schema = method
                 .error_type_errors()
                 .iter()
                 .find(|listed| listed.code() == error.code())
                 .and_then(|listed| listed.data_schema_fn());
-            let mut object = Map::new();
-            object.insert("code".into(), error.code().into());
-            object.insert("message".into(), error.message().into());
-            if let Some(data) = data {
-                object.insert("x-data-schema".into(), schemas.of(Some(data), "data"));
+            if let Some(schema) = schema {
+                data.insert(error.code().to_string(), schemas.of(Some(schema), "data"));
             }
-            object.into()
+            json!({ "code": error.code(), "message": error.message() })
         })
-        .collect()
+        .collect();
+    (errors, data)
 }
 
 /// The `x-stream` extension of a streaming method (README, "Our extensions

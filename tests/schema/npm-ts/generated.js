@@ -1,7 +1,7 @@
 // Generates a TypeScript client of an OpenRPC document with
 // @open-rpc/generator, transpiles it, and calls a server with it:
 //
-//   node generated.js <document.json> <out dir> <url> [method to skip]...
+//   node generated.js <document.json> <url> <out dir> [method to skip]...
 //
 // Each method is called with its first example's params (by position, or
 // by name where the document says `by-name`: the generated client decides);
@@ -17,7 +17,7 @@ const { isEqual, zipObject } = require("lodash");
 const generate = require("@open-rpc/generator").default;
 
 (async () => {
-  const [file, out, url, ...skip] = process.argv.slice(2);
+  const [file, url, out, ...skip] = process.argv.slice(2);
   const document = JSON.parse(fs.readFileSync(file, "utf8"));
   fs.rmSync(out, { recursive: true, force: true });
   await generate({

@@ -14,9 +14,9 @@ function schemasOf(document) {
     (method.params || []).forEach((p, i) => found.push([`${method.name} params/${i}`, p.schema]));
     if (method.result) found.push([`${method.name} result`, method.result.schema]);
     if (method["x-stream"]) found.push([`${method.name} x-stream/item`, method["x-stream"].item]);
-    (method.errors || []).forEach((e, i) => {
-      if (e["x-data-schema"]) found.push([`${method.name} errors/${i}/x-data-schema`, e["x-data-schema"]]);
-    });
+    for (const [code, schema] of Object.entries(method["x-error-data"] || {})) {
+      found.push([`${method.name} x-error-data/${code}`, schema]);
+    }
   }
   return found;
 }

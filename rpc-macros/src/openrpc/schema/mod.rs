@@ -23,6 +23,7 @@ mod object;
 mod scalar;
 mod union;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use proc_macro2::{Ident, TokenStream};
@@ -145,20 +146,10 @@ impl<'d> Types<'d> {
         if let Some(target) = object.get("$ref") {
             return self.reference(target, at);
         }
-        let merged;
-        let object = match object.contains_key("allOf") {
-            false => object,
-            true => match object::merge_all_of(self.doc, object) {
-                Ok(all) => {
-                    merged = all;
-                    &merged
-                }
-                Err(why) => {
-                    self.notes.add(&format!("{at}/allOf"), &why);
-                    return Ty::value();
-                }
-            },
+        let Some(object) = self.merged(object, at) else {
+            return Ty::value();
         };
+        let object = &*object;
         if let Some(nullable) = union::nullable_alternative(object) {
             let at = format!("{at}/{}", nullable.at);
             return self
@@ -172,6 +163,24 @@ impl<'d> Types<'d> {
             return self.emit(&ident, object, def, false);
         }
         self.inline(object, hint, at, depth)
+    }
+
+    /// `object` with its `allOf` merged; `None`, noted, when it cannot be.
+    fn merged<'o>(
+        &mut self,
+        object: &'o Map<String, Value>,
+        at: &str,
+    ) -> Option<Cow<'o, Map<String, Value>>> {
+        if !object.contains_key("allOf") {
+            return Some(Cow::Borrowed(object));
+        }
+        match object::merge_all_of(self.doc, object) {
+            Ok(all) => Some(Cow::Owned(all)),
+            Err(why) => {
+                self.notes.add(&format!("{at}/allOf"), &why);
+                None
+            }
+        }
     }
 
     /// The type of a `$ref`: a named type for a target in this document.
@@ -236,20 +245,10 @@ impl<'d> Types<'d> {
         depth: usize,
     ) -> Def {
         let name = ident.to_string();
-        let merged;
-        let object = match object.contains_key("allOf") {
-            false => object,
-            true => match object::merge_all_of(self.doc, object) {
-                Ok(all) => {
-                    merged = all;
-                    &merged
-                }
-                Err(why) => {
-                    self.notes.add(&format!("{at}/allOf"), &why);
-                    return Def::Alias(Ty::value());
-                }
-            },
+        let Some(object) = self.merged(object, at) else {
+            return Def::Alias(Ty::value());
         };
+        let object = &*object;
         if let Some(values) = scalar::string_enum(object) {
             return enum_of_strings(&values);
         }

@@ -123,9 +123,7 @@ fn merge(
             .iter()
             .any(|key| part.contains_key(*key))
     };
-    if all.iter().any(|part| !is_object(part) && says_more(part))
-        || !all.iter().any(&is_object)
-    {
+    if all.iter().any(|part| !is_object(part) && says_more(part)) || !all.iter().any(&is_object) {
         return Err("`allOf` of schemas that are not all objects is not supported".into());
     }
     let mut merged = Map::new();

@@ -104,11 +104,12 @@ pub fn integer(object: &Map<String, Value>) -> Result<Ty, String> {
         if let Some(bits) = format
             .strip_prefix("uint")
             .or_else(|| format.strip_prefix("int"))
-            && bits.parse::<u32>().is_ok_and(|bits| bits > 128) {
-                return Err(format!(
-                    "an integer of format `{format}` is wider than any Rust integer"
-                ));
-            }
+            && bits.parse::<u32>().is_ok_and(|bits| bits > 128)
+        {
+            return Err(format!(
+                "an integer of format `{format}` is wider than any Rust integer"
+            ));
+        }
     }
     // Compared as doubles: exact enough to tell the widths apart, and
     // 128-bit bounds are written as doubles.

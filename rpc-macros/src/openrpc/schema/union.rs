@@ -21,13 +21,14 @@ pub type Alternatives = Vec<(String, Value)>;
 pub fn alternatives(object: &Map<String, Value>) -> Option<Alternatives> {
     for key in ["oneOf", "anyOf"] {
         if let Some(Value::Array(list)) = object.get(key)
-            && !list.is_empty() {
-                let list = list.iter().enumerate();
-                return Some(
-                    list.map(|(i, s)| (format!("{key}/{i}"), s.clone()))
-                        .collect(),
-                );
-            }
+            && !list.is_empty()
+        {
+            let list = list.iter().enumerate();
+            return Some(
+                list.map(|(i, s)| (format!("{key}/{i}"), s.clone()))
+                    .collect(),
+            );
+        }
     }
     let Some(Value::Array(types)) = object.get("type") else {
         return None;
