@@ -47,6 +47,7 @@ pub mod streaming;
 #[cfg(feature = "rt")]
 pub mod transport;
 pub mod wire;
+mod with_schema;
 
 #[doc(hidden)]
 pub mod __private;
