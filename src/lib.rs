@@ -24,25 +24,48 @@
 ///   `pet-id`, the params become one `#[params]` struct that keeps the
 ///   names), `by-position` is `"positional"`, `either` (the default) sends
 ///   positional params; a param without `required: true` is an `Option`;
-/// - a type per schema that needs one: `#/components/schemas/Pet` is `Pet`,
-///   defined once; objects are structs (JSON names kept with
-///   `serde(rename)`, optional properties `Option`), string `enum`s are
-///   enums, `oneOf`/`anyOf` untagged enums, arrays `Vec`, maps `BTreeMap`,
-///   and the primitives `String`, `i64`, `f64`, `bool`.
+/// - a type per schema that needs one, which keeps every value its schema
+///   admits: `#/components/schemas/Pet` is `Pet`, defined once; objects are
+///   structs (JSON names kept with `serde(rename)`, optional properties
+///   `Option`, a present `null` kept apart from an absent member) whose
+///   other members stay in a flattened `extra` map unless the schema says
+///   `additionalProperties: false`; `allOf` of objects is one struct;
+///   string `enum`s and `const`s are enums; `oneOf`/`anyOf` are enums
+///   whose variant is decided by what the alternatives' schemas say (`const`
+///   and `enum` members, `required` members, closed objects, `pattern`s),
+///   then by the alternative that knows most of the value's members, so a
+///   tagged enum comes back as the variant it was; integers take the width
+///   their `format` or `minimum`/`maximum` say (`uint64` is `u64`, up to
+///   `i128`/`u128`); arrays are `Vec`s or tuples, maps `BTreeMap`s
+///   (`additionalProperties`, `patternProperties`, `propertyNames`), and a
+///   type that contains itself is boxed (a newtype when it is an array of
+///   itself);
+/// - a method's `errors` become its error type, an enum deriving
+///   [`RpcError`] (one per distinct list), so calls return
+///   `Result<T, CallError<E>>` with the server's errors typed; the `data` of
+///   an error is typed from our documents' `x-error-data`, else kept as a
+///   `serde_json::Value`;
+/// - a method with our `x-stream` extension is a streaming method whose
+///   client returns a `Subscription` over SSE and WebSocket alike (its
+///   unsubscribe method comes with it).
 ///
-/// What it cannot express in Rust (`allOf`, `not`, a `$ref` to another
-/// file, ...) becomes `serde_json::Value` with a compile-time warning
-/// (`use of deprecated constant ...: openrpc: <where>: <what>`; silence it
-/// with `#[allow(deprecated)]` on the enclosing module). A document that is
-/// not JSON, or not OpenRPC, is a compile error that says what is wrong and
-/// where. Cargo rebuilds the crate when the document changes.
+/// What it cannot express in Rust (`not`, `if`, `allOf` of non-objects, a
+/// `$ref` to another file, an integer wider than 128 bits, ...) becomes
+/// `serde_json::Value` with a compile-time warning naming the JSON Pointer
+/// and the construct (`use of deprecated constant ...: openrpc: <where>:
+/// <what>`; silence it with `#[allow(deprecated)]` on the enclosing
+/// module). A document that is not JSON, or that the OpenRPC meta-schema
+/// refuses (a missing `info`, `params` or `schema`, an unknown member, two
+/// methods of one name), and a `$ref` to nothing in it, are compile errors
+/// naming each place. Cargo rebuilds the crate when the document changes;
+/// the path is relative to the crate's `Cargo.toml`, or else to the file
+/// that calls `openrpc!`.
 ///
 /// The generated types derive serde's traits: the crate needs `serde` (with
 /// `derive`) and `serde_json` among its dependencies.
 ///
 /// ```
 /// mod calculator {
-///     # #![allow(deprecated)] // the document's `allOf`, on purpose
 ///     typed_rpc::openrpc!("tests/openrpc/specs/calculator.json");
 /// }
 ///
@@ -55,7 +78,8 @@
 ///     client: &CalculatorClient<T>,
 /// ) -> Result<f64, ClientError> {
 ///     assert_eq!(client.subtract(42, 23).await?, 19);
-///     client.shapes_area(Shape::Circle(Circle { radius: 1.0, label: None })).await
+///     let circle = Circle { radius: 1.0, label: None, extra: Default::default() };
+///     client.shapes_area(Shape::Circle(circle)).await
 /// }
 /// ```
 pub use rpc_macros::openrpc;

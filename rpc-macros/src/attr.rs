@@ -135,6 +135,8 @@ pub struct StreamAttr {
 pub struct ErrorAttr {
     pub code: i64,
     pub message: String,
+    /// Where the code is written, where a mismatch with the error type is reported.
+    pub span: proc_macro2::Span,
 }
 
 /// `example(name = "...", params = "[42, 23]", result = "19")`: JSON texts,
@@ -329,7 +331,12 @@ fn parse_error(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<ErrorAtt
         );
         return Ok(None);
     }
-    Ok(Some(ErrorAttr { code, message }))
+    let span = syn::spanned::Spanned::span(&code_expr);
+    Ok(Some(ErrorAttr {
+        code,
+        message,
+        span,
+    }))
 }
 
 /// The value of an integer literal, negative or not.

@@ -21,7 +21,11 @@ use serde_json::value::RawValue;
 
 use crate::{DecodeParams, ErrorObject, MethodInfo};
 
+pub use crate::choose::{Alternative, Pattern, choose, kind, present};
+pub use crate::error_info::declared_error;
 pub use crate::params::Whole;
+pub use futures_core::Stream;
+pub use serde_json;
 
 /// A type passed as a value, so that an unmet bound on it is reported on the
 /// expression that names it, which the macro places over the type in the

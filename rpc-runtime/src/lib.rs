@@ -29,9 +29,13 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cancel;
+#[doc(hidden)]
+pub mod choose;
 pub mod client;
 pub mod context;
 pub mod error;
+#[doc(hidden)]
+pub mod error_info;
 pub mod metadata;
 pub mod middleware;
 pub mod params;
@@ -43,6 +47,7 @@ pub mod streaming;
 #[cfg(feature = "rt")]
 pub mod transport;
 pub mod wire;
+mod with_schema;
 
 #[doc(hidden)]
 pub mod __private;
@@ -58,7 +63,8 @@ pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
-    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo, StreamInfo,
+    ErrorInfo, ErrorList, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
+    StreamInfo,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

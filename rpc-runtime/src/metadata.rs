@@ -6,6 +6,8 @@
 //! Everything here is built by `const fn`s, so a description costs nothing at
 //! run time.
 
+pub use crate::error_info::{ErrorInfo, ErrorList};
+
 /// A service: one `#[rpc]` trait and its methods.
 ///
 /// ```
@@ -101,6 +103,7 @@ pub struct MethodInfo {
     idempotent: bool,
     deprecated: bool,
     errors: &'static [ErrorInfo],
+    error_list: Option<fn() -> &'static [ErrorInfo]>,
     examples: &'static [ExampleInfo],
     stream: Option<StreamInfo>,
     #[cfg(feature = "schema")]
@@ -123,6 +126,7 @@ impl MethodInfo {
             idempotent: false,
             deprecated: false,
             errors: &[],
+            error_list: None,
             examples: &[],
             stream: None,
             #[cfg(feature = "schema")]
@@ -210,6 +214,13 @@ impl MethodInfo {
     /// (`#[method(error(code = ..., message = ...))]`).
     pub const fn errors(mut self, errors: &'static [ErrorInfo]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Sets the function that lists the errors of the method's error type
+    /// (its `#[derive(RpcError)]` variants; `#[rpc]` sets it).
+    pub const fn error_type(mut self, list: fn() -> &'static [ErrorInfo]) -> Self {
+        self.error_list = Some(list);
         self
     }
 
@@ -317,6 +328,32 @@ impl MethodInfo {
         self.errors
     }
 
+    /// The errors the method's error type says it sends: each variant of
+    /// a `#[derive(RpcError)]` enum; empty for `ErrorObject` and for types
+    /// that do not list theirs ([`ErrorList`]).
+    ///
+    /// ```
+    /// use typed_rpc::{RpcError, rpc};
+    ///
+    /// #[derive(Debug, RpcError)]
+    /// pub enum KvError {
+    ///     #[rpc_error(code = 1001, message = "Key not found")]
+    ///     NotFound { key: String },
+    /// }
+    ///
+    /// #[rpc]
+    /// pub trait Kv {
+    ///     #[method(name = "get")]
+    ///     async fn get(&self, key: String) -> Result<String, KvError>;
+    /// }
+    ///
+    /// let errors = KvService::<()>::INFO.methods()[0].error_type_errors();
+    /// assert_eq!((errors[0].code(), errors[0].message()), (1001, "Key not found"));
+    /// ```
+    pub fn error_type_errors(&self) -> &'static [ErrorInfo] {
+        self.error_list.map_or(&[], |list| list())
+    }
+
     /// The method's example calls.
     pub const fn example_list(&self) -> &'static [ExampleInfo] {
         self.examples
@@ -378,37 +415,6 @@ impl StreamInfo {
     /// The method that ends a subscription.
     pub const fn unsubscribe(&self) -> &'static str {
         self.unsubscribe
-    }
-}
-
-/// An application error a method declares: its `code` and `message`.
-///
-/// ```
-/// use typed_rpc::{ErrorInfo, MethodInfo};
-///
-/// static ADD: MethodInfo = MethodInfo::method("add").errors(&[ErrorInfo::new(-32000, "Overflow")]);
-/// assert_eq!(ADD.declared_errors()[0].code(), -32000);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ErrorInfo {
-    code: i64,
-    message: &'static str,
-}
-
-impl ErrorInfo {
-    /// The error `code` with its `message`.
-    pub const fn new(code: i64, message: &'static str) -> Self {
-        ErrorInfo { code, message }
-    }
-
-    /// The error code.
-    pub const fn code(&self) -> i64 {
-        self.code
-    }
-
-    /// The error message.
-    pub const fn message(&self) -> &'static str {
-        self.message
     }
 }
 
@@ -529,35 +535,4 @@ impl ParamInfo {
     pub const fn is_optional(&self) -> bool {
         self.optional
     }
-}
-
-/// `info` with the JSON Schema function of `ty` set, when the runtime is
-/// built with its `schema` feature; `info` as it is otherwise.
-///
-/// The macro's expansion calls this rather than naming `schemars` itself: a
-/// `cfg` in generated code would test the features of the user's crate, not
-/// those of the runtime.
-#[cfg(feature = "schema")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __with_schema {
-    (param $info:expr, $ty:ty) => {
-        $info.schema($crate::__schema_fn!($ty))
-    };
-    (result $info:expr, $ty:ty) => {
-        $info.result_schema($crate::__schema_fn!($ty))
-    };
-    (returns $info:expr, $ty:ty) => {
-        $info.result_schema($crate::__result_schema_fn!($ty))
-    };
-}
-
-/// `info` as it is: the runtime is built without its `schema` feature.
-#[cfg(not(feature = "schema"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __with_schema {
-    ($which:ident $info:expr, $ty:ty) => {
-        $info
-    };
 }

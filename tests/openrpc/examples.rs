@@ -22,7 +22,7 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{OnceLock, mpsc};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -41,16 +41,29 @@ const BUILD: Duration = Duration::from_secs(1200);
 const START: Duration = Duration::from_secs(60);
 const RUN: Duration = Duration::from_secs(120);
 
-fn repo() -> &'static Path {
+pub(super) fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `<target>/openrpc-examples`, next to this test's profile directory.
-fn work_dir() -> PathBuf {
+pub(super) fn work_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     // <target>/<profile>/deps/<test>
     let target = exe.ancestors().nth(3).expect("a target directory");
     target.join("openrpc-examples")
+}
+
+/// The pinned packages, installed once for this test binary (its tests run
+/// in parallel, and two `npm ci` in one folder would undo each other).
+pub(super) fn installed() -> PathBuf {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let npm_dir = work_dir().join("npm");
+            install(&npm_dir);
+            npm_dir
+        })
+        .clone()
 }
 
 /// `npm ci` of the pinned packages, unless what is installed was installed
@@ -60,7 +73,12 @@ fn install(npm_dir: &Path) {
     let lock = std::fs::read(ours.join("package-lock.json")).expect("the lock file");
     let stamp = npm_dir.join("installed-from.json");
     std::fs::create_dir_all(npm_dir).expect("the npm directory");
-    for file in ["package.json", "package-lock.json", "serve.js"] {
+    for file in [
+        "package.json",
+        "package-lock.json",
+        "serve.js",
+        "metamask.js",
+    ] {
         std::fs::copy(ours.join(file), npm_dir.join(file)).expect("copying the npm files");
     }
     if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
@@ -121,11 +139,11 @@ fn words(name: &str) -> Vec<String> {
     words
 }
 
-fn snake(name: &str) -> String {
+pub(super) fn snake(name: &str) -> String {
     words(name).join("_").to_lowercase()
 }
 
-fn camel(name: &str) -> String {
+pub(super) fn camel(name: &str) -> String {
     words(name)
         .iter()
         .map(|w| w[..1].to_uppercase() + &w[1..].to_lowercase())
@@ -246,10 +264,10 @@ fn client_main(docs: &[Document]) -> (String, Vec<Call>) {
         "use typed_rpc::transport::http::HttpClient;\n\n\
          fn arg<T: serde::de::DeserializeOwned>(json: &str) -> T {\n    \
              serde_json::from_str(json).expect(json)\n}\n\n\
-         fn report<T: serde::Serialize>(doc: &str, method: &str, result: Result<T, typed_rpc::ClientError>) {\n    \
+         fn report<T: serde::Serialize, E: std::fmt::Debug>(doc: &str, method: &str, result: Result<T, E>) {\n    \
              match result {\n        \
                  Ok(value) => println!(\"{doc}\\t{method}\\tok\\t{}\", serde_json::to_string(&value).unwrap()),\n        \
-                 Err(err) => println!(\"{doc}\\t{method}\\terr\\t{err}\"),\n    \
+                 Err(err) => println!(\"{doc}\\t{method}\\terr\\t{err:?}\"),\n    \
              }\n}\n\n",
     );
     for document in docs {
@@ -286,12 +304,12 @@ fn client_main(docs: &[Document]) -> (String, Vec<Call>) {
     (main, calls)
 }
 
-/// Writes the client crate and builds it; the path of its binary.
-fn build_client(work: &Path, main: &str) -> PathBuf {
-    let dir = work.join("client");
+/// Writes the client crate `name` and builds it; the path of its binary.
+pub(super) fn build_client(work: &Path, name: &str, main: &str) -> PathBuf {
+    let dir = work.join(name);
     std::fs::create_dir_all(dir.join("src")).expect("the client crate's directory");
     let manifest = format!(
-        "[package]\nname = \"openrpc-examples-client\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [dependencies]\n\
          typed-rpc = {{ path = {:?}, features = [\"http\"] }}\n\
          serde = {{ version = \"1\", features = [\"derive\"] }}\n\
@@ -316,31 +334,37 @@ fn build_client(work: &Path, main: &str) -> PathBuf {
         .env("CARGO_TARGET_DIR", &target);
     let (ok, out, err) = process::bounded(cargo, BUILD);
     assert!(ok, "the generated client does not build:\n{out}\n{err}");
-    target.join("debug/openrpc-examples-client")
+    target.join("debug").join(name)
 }
 
-/// A mock server, stopped when dropped.
-struct Mock {
+/// A Node.js server this test started, stopped when dropped.
+pub(super) struct NodeServer {
     child: Child,
-    url: String,
+    pub(super) url: String,
 }
 
-impl Drop for Mock {
+impl Drop for NodeServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-/// `@open-rpc/mock-server` serving `document` on a free loopback port.
-fn serve(npm_dir: &Path, document: &Document) -> Mock {
+/// `node SCRIPT ARGS... PORT` on a free loopback port, once it has printed
+/// a line holding `ready`.
+pub(super) fn node_server(
+    npm_dir: &Path,
+    script: &str,
+    args: &[&Path],
+    ready: &'static str,
+) -> NodeServer {
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
     let mut child = Command::new("node")
-        .arg("serve.js")
-        .arg(&document.path)
+        .arg(script)
+        .args(args)
         .arg(port.to_string())
         .current_dir(npm_dir)
         .stdin(Stdio::null())
@@ -352,34 +376,38 @@ fn serve(npm_dir: &Path, document: &Document) -> Mock {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains("Server Started") {
+            if line.contains(ready) {
                 let _ = tx.send(());
             }
         }
     });
-    let mock = Mock {
+    let server = NodeServer {
         child,
         url: format!("http://127.0.0.1:{port}/"),
     };
     rx.recv_timeout(START)
-        .unwrap_or_else(|_| panic!("the mock server of {} did not start", document.name));
-    mock
+        .unwrap_or_else(|_| panic!("`node {script} {args:?}` did not start"));
+    server
+}
+
+/// `@open-rpc/mock-server` serving `document` on a free loopback port.
+fn serve(npm_dir: &Path, document: &Document) -> NodeServer {
+    node_server(npm_dir, "serve.js", &[&document.path], "Server Started")
 }
 
 #[test]
 fn generated_clients_call_the_mock_server_of_every_example_document() {
     let work = work_dir();
-    let npm_dir = work.join("npm");
-    install(&npm_dir);
+    let npm_dir = installed();
     let docs = documents(&npm_dir);
     let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
     for required in REQUIRED {
         assert!(names.contains(required), "{required} is in {names:?}");
     }
     let (main, calls) = client_main(&docs);
-    let binary = build_client(&work, &main);
+    let binary = build_client(&work, "openrpc-examples-client", &main);
 
-    let mocks: Vec<Mock> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
+    let mocks: Vec<NodeServer> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
     let mut client = Command::new(binary);
     client.args(mocks.iter().map(|m| &m.url));
     let (ok, out, err) = process::bounded(client, RUN);

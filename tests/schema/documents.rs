@@ -233,3 +233,53 @@ fn a_router_of_several_services_has_one_document_of_all_their_methods() {
     assert!(all.contains(&"catalog.search"));
     assert!(document["components"]["schemas"]["Product"].is_object());
 }
+
+mod chain {
+    use futures_util::stream::Stream;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+    use typed_rpc::{RpcResult, rpc};
+
+    #[derive(Serialize, Deserialize, JsonSchema)]
+    pub struct Head {
+        pub number: u64,
+    }
+
+    #[rpc]
+    pub trait Chain {
+        #[method(
+            name = "eth_subscribe",
+            stream(notification = "eth_subscription", unsubscribe = "eth_unsubscribe")
+        )]
+        async fn subscribe(
+            &self,
+            kind: String,
+        ) -> RpcResult<impl Stream<Item = RpcResult<Head>> + Send + 'static>;
+    }
+}
+
+#[test]
+fn a_streaming_method_says_how_its_items_travel_in_x_stream() {
+    let document = typed_rpc::schema::Document::new("Chain", "1.0.0")
+        .service(chain::ChainService::<()>::INFO)
+        .to_json();
+    let subscribe = method(&document, "eth_subscribe");
+    let head = json!({"$ref": "#/components/schemas/Head"});
+    assert_eq!(
+        subscribe["result"],
+        json!({"name": "result", "schema": head})
+    );
+    assert_eq!(
+        subscribe["x-stream"],
+        json!({
+            "wire": ["sse", "subscription"],
+            "notification": "eth_subscription",
+            "unsubscribe": "eth_unsubscribe",
+            "item": head,
+        })
+    );
+    let unsubscribe = method(&document, "eth_unsubscribe");
+    assert_eq!(unsubscribe["params"][0]["name"], "subscription");
+    assert_eq!(unsubscribe["result"]["schema"]["type"], "boolean");
+    assert!(unsubscribe.get("x-stream").is_none());
+}

@@ -5,7 +5,10 @@
 //! - `tools`: the documents checked by the OpenRPC project's own tools,
 //!   `@open-rpc/schema-utils-js` (valid documents) and
 //!   `@open-rpc/test-coverage` (the running calculator keeps the promises
-//!   of its document), installed from `tests/schema/npm` by the test.
+//!   of its document), installed from `tests/schema/npm` by the test, and
+//!   ajv in strict mode (every schema compiles);
+//! - `generated_ts`: a TypeScript client `@open-rpc/generator` writes from
+//!   the calculator's document calls the calculator (`tests/schema/npm-ts`).
 
 #[path = "../../examples/common/calculator_api.rs"]
 #[allow(dead_code)]
@@ -14,6 +17,9 @@ mod calculator_api;
 mod catalog;
 mod discover;
 mod documents;
+#[path = "../support/fixture.rs"]
+mod fixture;
+mod generated_ts;
 #[path = "../support/process.rs"]
 mod process;
 mod round_trip;

@@ -1,8 +1,8 @@
 //! The calculator's own document, committed as a file for `openrpc!`, back
 //! into a client that talks to the calculator.
 
+use typed_rpc::Router;
 use typed_rpc::client::InProcess;
-use typed_rpc::{ErrorObject, Router};
 
 use super::calculator_api::{Calc, Calculator as _};
 use super::calculator_document;
@@ -11,25 +11,13 @@ use super::calculator_document;
 /// produces, kept equal to it by the test below.
 const FIXTURE: &str = "tests/schema/calculator.openrpc.json";
 
-// The generator has no Rust type for a tuple schema (`get_data`'s result):
-// it becomes a `serde_json::Value`, with a note silenced here.
-#[allow(deprecated)]
 mod generated {
     typed_rpc::openrpc!("tests/schema/calculator.openrpc.json");
 }
 
 #[test]
 fn the_committed_document_is_what_the_trait_produces_now() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-    let now = serde_json::to_string_pretty(&calculator_document()).unwrap() + "\n";
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
-        std::fs::write(&path, &now).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        committed == now,
-        "{FIXTURE} is stale: rerun this test with UPDATE_FIXTURES=1 and commit the file"
-    );
+    super::fixture::assert_current(FIXTURE, &calculator_document());
 }
 
 #[tokio::test]
@@ -41,16 +29,19 @@ async fn a_client_generated_from_the_document_calls_the_calculator() {
     assert_eq!(client.subtract(42.0, 23.0).await.unwrap(), 19.0);
     assert_eq!(client.add(0.25, 0.5).await.unwrap(), 0.75);
     assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
-    let data = client.get_data().await.unwrap();
-    assert_eq!(
-        serde_json::to_value(data).unwrap(),
-        serde_json::json!(["hello", 5])
-    );
+    assert_eq!(client.get_data().await.unwrap(), ("hello".to_owned(), 5));
     client.update(vec![10, 20]).await.unwrap();
     client.notify_sum(vec![3]).await.unwrap();
     client.notify_hello(1).await.unwrap();
     assert_eq!(client.total().await.unwrap(), 33);
-    // A sum past what a double holds is the documented `-32000`.
+    // A sum past what a double holds is the documented `-32000`, typed
+    // from the document's `errors` (one enum for the methods that list the
+    // same errors, named after the first), its data kept.
     let overflow = client.add(f64::MAX, f64::MAX).await.unwrap_err();
-    assert_eq!(overflow.rpc_error().map(ErrorObject::code), Some(-32000));
+    match overflow.app_error() {
+        Some(generated::SubtractError::Overflow(Some(data))) => {
+            assert_eq!(data, &serde_json::json!([f64::MAX, f64::MAX]));
+        }
+        other => panic!("not the documented overflow: {other:?}"),
+    }
 }

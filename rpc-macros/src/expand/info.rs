@@ -7,10 +7,11 @@
 //! would have to know `schemars`.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
 
 use super::{Names, type_string};
-use crate::ast::{Api, Arg, Method, ParamsShape};
+use crate::ast::{self, Api, Arg, Method, ParamsShape};
 use crate::attr::{ExampleAttr, Kind, ParamStyle};
 
 pub fn render(api: &Api, names: &Names) -> TokenStream {
@@ -35,7 +36,12 @@ pub fn render(api: &Api, names: &Names) -> TokenStream {
     let doc = format!(
         "The static description of the [`{trait_name}`] API: each method's name, params, result type and docs."
     );
+    let checks = api
+        .methods
+        .iter()
+        .flat_map(|method| declared_error_checks(method, krate));
     quote! {
+        #(#checks)*
         impl #service<()> {
             #[doc = #doc]
             #vis const INFO: &'static #krate::ServiceInfo =
@@ -54,6 +60,32 @@ pub fn unsubscribe_names(api: &Api) -> Vec<String> {
         }
     }
     names
+}
+
+/// For each `error(...)` of a method whose error type is written out: a
+/// constant that fails the build, on the error's code, unless that type
+/// sends the error as declared (see `__private::declared_error`).
+fn declared_error_checks(method: &Method, krate: &syn::Path) -> Vec<TokenStream> {
+    let error_type = match (method.attr.stream.is_some(), method.output()) {
+        (false, Some(output)) => ast::result_err_type(output),
+        _ => None,
+    };
+    let Some(error_type) = error_type else {
+        return Vec::new();
+    };
+    method
+        .attr
+        .errors
+        .iter()
+        .map(|error| {
+            let (code, message) = (error.code, &error.message);
+            // All of it on the error's code, where the compiler reports a
+            // failed check.
+            let check = quote!(#krate::__private::declared_error::<#error_type>(#code, #message));
+            let check = super::place_all(check, error.span);
+            quote_spanned! {error.span=> const _: () = #check; }
+        })
+        .collect()
 }
 
 fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
@@ -111,9 +143,15 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
             .map(|(index, example)| example_info(method, index, example, krate));
         quote!(.examples(&[#(#examples),*]))
     });
+    // The errors the error type lists, found by the runtime whatever the
+    // return type is written as (a streaming method's has an `impl`).
+    let error_type = match (method.attr.stream.is_some(), method.output()) {
+        (false, Some(output)) => Some(quote!(.error_type(#krate::__errors_fn!(#output)))),
+        _ => None,
+    };
     let info = quote! {
         #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient
-            #idempotent #deprecated #errors #examples #stream
+            #idempotent #deprecated #errors #error_type #examples #stream
     };
     // Through an alias, the `Ok` type is found by the runtime: naming it
     // here would report a return type that is no `Result` once more.

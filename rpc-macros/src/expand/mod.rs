@@ -195,7 +195,7 @@ fn ends(target: &dyn ToTokens) -> (Span, Span) {
 }
 
 /// `tokens`, all placed at `span` (see [`relocate`]).
-fn place_all(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn place_all(tokens: TokenStream, span: Span) -> TokenStream {
     tokens.into_iter().map(|t| place(t, span)).collect()
 }
 

@@ -5,9 +5,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Map, Value, json};
 
+use super::errors::ErrorEnums;
 use super::names::{self, Scope};
-use super::refs;
 use super::schema::{Notes, Types, doc_attrs};
+use super::{meta, refs};
 
 /// What a document expands to, and what it could not say in Rust.
 pub struct Api {
@@ -18,16 +19,9 @@ pub struct Api {
 /// The trait and types of `doc`, or every reason it is not an OpenRPC
 /// document this can read.
 pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
-    let Some(root) = doc.as_object() else {
-        return Err(vec!["an OpenRPC document is a JSON object".to_owned()]);
-    };
-    if !root.get("openrpc").is_some_and(Value::is_string) {
-        return Err(vec![
-            "not an OpenRPC document: it has no `openrpc` version string".to_owned(),
-        ]);
-    }
-    let Some(methods) = root.get("methods").and_then(Value::as_array) else {
-        return Err(vec!["the document has no `methods` array".to_owned()]);
+    let problems = meta::check(doc);
+    let (Some(root), Some(methods)) = (doc.as_object(), doc["methods"].as_array()) else {
+        return Err(problems);
     };
     let info = root.get("info").and_then(Value::as_object);
     let title = info
@@ -38,23 +32,37 @@ pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
     let trait_docs = info.map(doc_attrs);
 
     let mut types = Types::new(doc);
+    let mut error_enums = ErrorEnums::default();
     let mut errors = Vec::new();
+    let unsubscribes = unsubscribe_names(doc, methods);
     let mut fns = Scope::reserving(&["new", "transport", "into_transport", "into_service"]);
     let mut rendered = Vec::new();
     for (i, method) in methods.iter().enumerate() {
         let at = format!("#/methods/{i}");
         let method = refs::follow(doc, method).and_then(Value::as_object);
-        match method.map(|m| self::method(doc, m, &at, &mut types, &mut fns)) {
+        // An unsubscribe method comes with the streaming method it ends.
+        let name = method.and_then(|m| m.get("name")).and_then(Value::as_str);
+        if name.is_some_and(|name| unsubscribes.contains(&name)) {
+            continue;
+        }
+        match method.map(|m| self::method(doc, m, &at, &mut types, &mut error_enums, &mut fns)) {
             Some(Ok(Some(tokens))) => rendered.push(tokens),
             Some(Ok(None)) => {}
             Some(Err(err)) => errors.push(err),
             None => errors.push(format!("`{at}` is not a method object")),
         }
     }
+    // Where the meta-schema's checks found problems, the methods' own are
+    // the same ones said again: only the schemas' dangling `$ref`s are added.
+    if !problems.is_empty() {
+        errors = problems;
+    }
+    errors.append(&mut types.errors);
     if !errors.is_empty() {
         return Err(errors);
     }
     let defs = &types.defs;
+    let error_defs = &error_enums.defs;
     let items = quote! {
         #trait_docs
         #[::typed_rpc::rpc]
@@ -62,6 +70,7 @@ pub fn api(doc: &Value) -> Result<Api, Vec<String>> {
             #(#rendered)*
         }
         #(#defs)*
+        #(#error_defs)*
     };
     Ok(Api {
         items,
@@ -75,6 +84,7 @@ fn method(
     method: &Map<String, Value>,
     at: &str,
     types: &mut Types,
+    error_enums: &mut ErrorEnums,
     fns: &mut Scope,
 ) -> Result<Option<TokenStream>, String> {
     let Some(name) = method.get("name").and_then(Value::as_str) else {
@@ -117,18 +127,78 @@ fn method(
             Some(types.rust_type(&result.schema, &hint, &result.at))
         }
     };
-    Ok(Some(match result {
-        Some(result) => quote! {
+    let stream = stream(method, at, types)?;
+    let error = match error_enums.of(doc, method, at, types) {
+        Some(error) => quote!(#error),
+        None => quote!(::typed_rpc::ErrorObject),
+    };
+    Ok(Some(match (result, stream) {
+        (Some(_), Some((names, item))) => quote! {
+            #docs
+            #[method(name = #name #style, #names)]
+            async fn #fn_ident(&self, #(#args),*) -> ::typed_rpc::RpcResult<
+                impl ::typed_rpc::__private::Stream<Item = ::typed_rpc::RpcResult<#item>>
+                    + ::core::marker::Send + 'static
+            >;
+        },
+        (Some(result), None) => quote! {
             #docs
             #[method(name = #name #style)]
-            async fn #fn_ident(&self, #(#args),*) -> ::typed_rpc::RpcResult<#result>;
+            async fn #fn_ident(&self, #(#args),*) -> ::core::result::Result<#result, #error>;
         },
-        None => quote! {
+        (None, _) => quote! {
             #docs
             #[notification(name = #name #style)]
             async fn #fn_ident(&self, #(#args),*);
         },
     }))
+}
+
+/// The `x-stream` extension of a streaming method (our documents' own; see
+/// the README): the `stream(...)` of its `#[method]` and its item type.
+fn stream(
+    method: &Map<String, Value>,
+    at: &str,
+    types: &mut Types,
+) -> Result<Option<(TokenStream, TokenStream)>, String> {
+    let Some(stream) = method.get("x-stream") else {
+        return Ok(None);
+    };
+    let name = |key: &str| {
+        stream.get(key).and_then(Value::as_str).ok_or_else(|| {
+            format!("`{at}/x-stream` has no `{key}` string (see typed-rpc's README, \"Our extensions to OpenRPC\")")
+        })
+    };
+    let (notification, unsubscribe) = (name("notification")?, name("unsubscribe")?);
+    let method_name = method
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let item = stream
+        .get("item")
+        .or_else(|| method.get("result")?.get("schema"))
+        .cloned()
+        .unwrap_or(json!({}));
+    let item = types.rust_type(
+        &item,
+        &format!("{method_name} item"),
+        &format!("{at}/x-stream/item"),
+    );
+    let names = quote!(stream(notification = #notification, unsubscribe = #unsubscribe));
+    Ok(Some((names, item)))
+}
+
+/// The unsubscribe methods the document's streaming methods name.
+fn unsubscribe_names<'d>(doc: &'d Value, methods: &'d [Value]) -> Vec<&'d str> {
+    methods
+        .iter()
+        .filter_map(|method| {
+            refs::follow(doc, method)?
+                .get("x-stream")?
+                .get("unsubscribe")?
+                .as_str()
+        })
+        .collect()
 }
 
 /// A content descriptor, its `$ref` followed.
@@ -195,7 +265,8 @@ fn args(method: &str, params: &[Descriptor], by_name: bool, types: &mut Types) -
             .filter(|p| p.required)
             .map(|p| p.name.as_str())
             .collect();
-        let schema = json!({"type": "object", "properties": properties, "required": required});
+        // Closed: the server refuses a param it does not know.
+        let schema = json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false});
         let ty = types.rust_type(&schema, &format!("{method} params"), "#/methods");
         return vec![quote!(#[params] params: #ty)];
     }
@@ -261,7 +332,7 @@ mod tests {
         .unwrap();
         assert!(out.contains("pub trait PetStore"), "{out}");
         assert!(out.contains("# [method (name = \"getPet\" , param_style = \"named\")] async fn get_pet (& self , petId : i64 , verbose : :: core :: option :: Option < bool >)"), "{out}");
-        assert!(out.contains("# [method (name = \"ping\" , param_style = \"positional\")] async fn ping (& self ,) -> :: typed_rpc :: RpcResult < :: std :: string :: String >"), "{out}");
+        assert!(out.contains("# [method (name = \"ping\" , param_style = \"positional\")] async fn ping (& self ,) -> :: core :: result :: Result < :: std :: string :: String , :: typed_rpc :: ErrorObject >"), "{out}");
         assert!(out.contains("# [notification (name = \"notify\")] async fn notify (& self , pong : :: core :: option :: Option < :: std :: string :: String >) ;"), "{out}");
     }
 
@@ -282,35 +353,31 @@ mod tests {
     }
 
     #[test]
-    fn a_malformed_document_says_what_is_wrong() {
+    fn a_document_the_meta_schema_refuses_is_refused_with_every_reason() {
         assert_eq!(
             expand(json!([])).unwrap_err(),
-            ["an OpenRPC document is a JSON object"]
+            ["`#` is not an OpenRPC document: not a JSON object"]
         );
         assert_eq!(
-            expand(json!({"methods": []})).unwrap_err(),
-            ["not an OpenRPC document: it has no `openrpc` version string"]
-        );
-        assert_eq!(
-            expand(json!({"openrpc": "1.3.2", "methods": [
-                {"params": []},
-                {"name": "a", "paramStructure": "sideways"},
-                {"name": "b", "params": [{"schema": {}}]},
-                {"name": "c", "result": {"$ref": "#/nowhere"}}
-            ]}))
+            expand(
+                json!({"openrpc": "1.3.2", "info": {"title": "t", "version": "1"}, "methods": [
+                    {"params": []},
+                    {"name": "c", "params": [], "result": {"$ref": "#/nowhere"}}
+                ]})
+            )
             .unwrap_err(),
             [
-                "`#/methods/0` has no `name` string",
-                "`#/methods/1/paramStructure` is \"sideways\"; expected \"by-name\", \"by-position\" or \"either\"",
-                "the content descriptor at `#/methods/2/params/0` has no `name` string",
-                "`#/methods/3/result` is not a content descriptor (or a `$ref` to one)",
+                "`#/methods/0`: a method needs `name`",
+                "`#/methods/1/result`: `$ref` \"#/nowhere\" points at nothing in this document",
             ]
         );
     }
 
     #[test]
     fn reserved_names_are_left_out_with_a_note() {
-        let api = api(&json!({"openrpc": "1.3.2", "methods": [{"name": "rpc.discover", "result": {"name": "d", "schema": {}}}]})).unwrap();
+        let api = api(&json!({"openrpc": "1.3.2", "info": {"title": "t", "version": "1"},
+            "methods": [{"name": "rpc.discover", "params": [], "result": {"name": "d", "schema": {}}}]}))
+        .unwrap();
         assert_eq!(api.notes.0.len(), 1);
         assert!(!api.items.to_string().contains("discover"));
     }

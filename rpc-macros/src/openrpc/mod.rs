@@ -7,6 +7,8 @@
 //! through `#[rpc]` like any written by hand.
 
 mod document;
+mod errors;
+mod meta;
 mod names;
 mod refs;
 mod schema;
@@ -42,7 +44,7 @@ fn read(path: &LitStr) -> Result<TokenStream, Vec<String>> {
     let dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let file = dir.join(path.value());
+    let file = located(dir.join(path.value()), &path.value());
     let shown = file.display().to_string();
     let text = std::fs::read_to_string(&file)
         .map_err(|err| vec![format!("cannot read the OpenRPC document {shown}: {err}")])?;
@@ -73,6 +75,18 @@ fn read(path: &LitStr) -> Result<TokenStream, Vec<String>> {
         #(#notes)*
         #items
     })
+}
+
+/// `in_crate` (the path relative to the crate's `Cargo.toml`) when it
+/// exists, else the path relative to the file that calls `openrpc!`, when
+/// that file is known and holds it.
+fn located(in_crate: PathBuf, path: &str) -> PathBuf {
+    if in_crate.exists() || !proc_macro::is_available() {
+        return in_crate;
+    }
+    let caller = proc_macro::Span::call_site().local_file();
+    let beside = caller.and_then(|file| Some(file.parent()?.join(path)));
+    beside.filter(|file| file.exists()).unwrap_or(in_crate)
 }
 
 #[cfg(test)]
@@ -106,10 +120,24 @@ mod tests {
         std::fs::write(&no_methods, r#"{"openrpc": "1.3.2"}"#).unwrap();
         let out = expand_file(no_methods.to_str().unwrap());
         assert!(
-            out.contains("no-methods.json: the document has no `methods` array"),
+            out.contains("no-methods.json: `#`: an OpenRPC document needs `info`"),
             "{out}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Writes what `openrpc!` expands the document `OPENRPC_DOC` to, its
+    /// notes left out, to `OPENRPC_OUT`: the hand-written side of
+    /// `bench/compile_openrpc.sh`.
+    #[test]
+    #[ignore = "a tool of bench/compile_openrpc.sh"]
+    fn dump_expansion() {
+        let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("set {name}"));
+        let text = std::fs::read_to_string(var("OPENRPC_DOC")).unwrap();
+        let api = document::api(&serde_json::from_str(&text).unwrap()).unwrap();
+        let header = "//! The trait and types `openrpc!` writes for the document, written out.\n\
+                      #![allow(dead_code)]\n";
+        std::fs::write(var("OPENRPC_OUT"), format!("{header}{}\n", api.items)).unwrap();
     }
 
     #[test]

@@ -32,6 +32,12 @@ pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
         .filter(|(_, skipped)| !**skipped)
         .map(|(v, _)| from_object(krate, ident, v, &data));
     let display = error.display.then(|| display(error));
+    let infos = error
+        .variants
+        .iter()
+        .zip(skipped)
+        .filter(|(_, skipped)| !**skipped)
+        .map(|(v, _)| error_info(krate, v));
     quote! {
         impl ::core::convert::From<#ident> for #krate::ErrorObject {
             fn from(#value: #ident) -> Self {
@@ -68,6 +74,10 @@ pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
             }
         }
 
+        impl #krate::ErrorList for #ident {
+            const ERRORS: &'static [#krate::ErrorInfo] = &[#(#infos),*];
+        }
+
         impl #krate::__private::ClientErrorOf for #ident {
             type Error = #krate::client::CallError<#ident>;
 
@@ -100,6 +110,32 @@ fn display(error: &ErrorEnum) -> TokenStream {
         }
 
         impl ::std::error::Error for #ident {}
+    }
+}
+
+/// The variant's code, message and the schema of its `data`, for documents.
+fn error_info(krate: &syn::Path, variant: &ErrorVariant) -> TokenStream {
+    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let message = variant.message();
+    let info = quote!(#krate::ErrorInfo::new(#code, #message));
+    match variant.fields {
+        Fields::Unit => info,
+        Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+            let ty = &fields.unnamed[0].ty;
+            quote!(#krate::__with_schema!(data #info, #ty))
+        }
+        Fields::Unnamed(fields) => {
+            let types = fields.unnamed.iter().map(|field| &field.ty);
+            quote!(#krate::__with_schema!(elements #info, [#(#types),*]))
+        }
+        Fields::Named(fields) => {
+            let members = fields.named.iter().filter_map(|field| {
+                let key = field.ident.as_ref()?.to_string();
+                let ty = &field.ty;
+                Some(quote!(#key: #ty))
+            });
+            quote!(#krate::__with_schema!(fields #info, { #(#members),* }))
+        }
     }
 }
 

@@ -4,7 +4,8 @@ use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use crate::metadata::{ExampleInfo, MethodInfo, ParamInfo, ServiceInfo};
+use super::strict;
+use crate::metadata::{ExampleInfo, MethodInfo, ParamInfo, ServiceInfo, StreamInfo};
 
 /// The OpenRPC version the documents follow.
 const OPENRPC_VERSION: &str = "1.3.2";
@@ -87,7 +88,9 @@ impl Document {
         if !components.is_empty() {
             document.insert("components".into(), json!({ "schemas": components }));
         }
-        document.into()
+        let mut document = Value::Object(document);
+        strict::standard_formats(&mut document);
+        document
     }
 }
 
@@ -157,6 +160,9 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
     if !method.is_notification() {
         let ty = method.result_type().unwrap_or("()");
         let schema = schemas.of(method.result_schema_fn(), ty);
+        if let Some(stream) = method.stream_info() {
+            object.insert("x-stream".into(), describe_stream(stream, &schema));
+        }
         object.insert(
             "result".into(),
             json!({ "name": "result", "schema": schema }),
@@ -165,13 +171,12 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
     if method.is_deprecated() {
         object.insert("deprecated".into(), true.into());
     }
-    let errors: Vec<Value> = method
-        .declared_errors()
-        .iter()
-        .map(|error| json!({ "code": error.code(), "message": error.message() }))
-        .collect();
+    let (errors, error_data) = describe_errors(method, schemas);
     if !errors.is_empty() {
         object.insert("errors".into(), errors.into());
+    }
+    if !error_data.is_empty() {
+        object.insert("x-error-data".into(), error_data.into());
     }
     let examples: Vec<Value> = method
         .example_list()
@@ -185,6 +190,48 @@ fn describe_method(method: &MethodInfo, schemas: &mut Schemas) -> Value {
         object.insert("x-aliases".into(), method.alias_names().into());
     }
     object.into()
+}
+
+/// The errors the method declares with `#[method(error(..))]`, then those
+/// its error type lists (`#[derive(RpcError)]`) that it does not declare;
+/// and the `x-error-data` extension: the schema of each one's `data`, by
+/// code (OpenRPC's error object takes no extension of its own).
+fn describe_errors(method: &MethodInfo, schemas: &mut Schemas) -> (Vec<Value>, Map<String, Value>) {
+    let declared = method.declared_errors().iter();
+    let listed = method.error_type_errors().iter().filter(|listed| {
+        !method
+            .declared_errors()
+            .iter()
+            .any(|d| d.code() == listed.code())
+    });
+    let mut data = Map::new();
+    let errors = declared
+        .chain(listed)
+        .map(|error| {
+            // The type's own entry, which knows the data, for a declared one.
+            let schema = method
+                .error_type_errors()
+                .iter()
+                .find(|listed| listed.code() == error.code())
+                .and_then(|listed| listed.data_schema_fn());
+            if let Some(schema) = schema {
+                data.insert(error.code().to_string(), schemas.of(Some(schema), "data"));
+            }
+            json!({ "code": error.code(), "message": error.message() })
+        })
+        .collect();
+    (errors, data)
+}
+
+/// The `x-stream` extension of a streaming method (README, "Our extensions
+/// to OpenRPC"): how its items travel, and the schema of one.
+fn describe_stream(stream: &StreamInfo, item: &Value) -> Value {
+    json!({
+        "wire": ["sse", "subscription"],
+        "notification": stream.notification(),
+        "unsubscribe": stream.unsubscribe(),
+        "item": item,
+    })
 }
 
 /// The summary is the doc comment's first paragraph; the description the

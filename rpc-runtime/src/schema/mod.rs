@@ -16,6 +16,7 @@
 mod document;
 #[doc(hidden)]
 pub mod probe;
+mod strict;
 
 pub use document::Document;
 /// The `schemars` this crate builds its schemas with, so that a user's
