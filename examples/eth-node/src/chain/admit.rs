@@ -8,7 +8,7 @@ use alloy_primitives::U256;
 use revm::DatabaseRef;
 use typed_rpc::ErrorObject;
 
-use super::evm::State;
+use super::history::StateAt;
 use crate::error::{invalid_input, rejected};
 
 /// The signed transaction in `raw` (EIP-2718: legacy RLP or a typed envelope), with its sender.
@@ -37,7 +37,7 @@ pub struct Expect<'a> {
     pub nonce: u64,
     pub base_fee: u64,
     pub block_gas_limit: u64,
-    pub state: &'a State,
+    pub state: StateAt<'a>,
 }
 
 /// Refuses what the EVM would refuse, with the messages clients match on.

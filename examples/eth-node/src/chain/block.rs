@@ -1,14 +1,11 @@
 //! A mined block: header, transactions with their outcomes, the state after
 //! it, and how the API shows each of them.
 
-use std::sync::Arc;
-
 use alloy_consensus::transaction::Recovered;
 use alloy_consensus::{Header, Transaction, TxEnvelope};
 use alloy_eips::Typed2718;
 use alloy_primitives::{Address, B256, Bloom, BloomInput, Log, U256};
 
-use super::evm::State;
 use crate::types::{
     Block, BlockTransactions, LogFilter, RpcHeader, RpcLog, RpcReceipt, RpcTransaction,
 };
@@ -21,8 +18,6 @@ pub struct MinedBlock {
     /// Its RLP length, for `size`.
     pub size: u64,
     pub transactions: Vec<MinedTx>,
-    /// The state after the block; shared with the block before when nothing changed.
-    pub state: Arc<State>,
 }
 
 /// A transaction in a block, and what running it did.

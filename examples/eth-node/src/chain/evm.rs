@@ -7,14 +7,15 @@ use alloy_primitives::{TxKind, U256};
 use revm::context::result::{EVMError, ExecutionResult, InvalidTransaction};
 use revm::context::{BlockEnv, CfgEnv, TxEnv};
 use revm::context_interface::block::BlobExcessGasAndPrice;
-use revm::database::{CacheDB, EmptyDB};
+use revm::database::CacheDB;
 use revm::primitives::hardfork::SpecId;
 use revm::{Context, ExecuteCommitEvm, ExecuteEvm, MainBuilder, MainContext};
 
+use super::history::StateAt;
 use crate::types::CallRequest;
 
-/// The world state: accounts, code and storage, in memory.
-pub type State = CacheDB<EmptyDB>;
+/// The state of a block with the changes of the transactions run on it so far.
+pub type Overlay<'a> = CacheDB<StateAt<'a>>;
 
 /// What a run of the EVM gives: an outcome, or a transaction it would not run.
 pub type RunResult =
@@ -98,7 +99,7 @@ pub fn call_env(
 
 /// Runs `tx` on `state` as of `header` and keeps nothing: `eth_call` and
 /// `eth_estimateGas`. Nonces are not checked, and without a fee the base fee is not either.
-pub fn simulate(state: &State, header: &Header, chain_id: u64, tx: TxEnv) -> RunResult {
+pub fn simulate(state: StateAt<'_>, header: &Header, chain_id: u64, tx: TxEnv) -> RunResult {
     let mut cfg = cfg(chain_id);
     cfg.disable_nonce_check = true;
     cfg.disable_eip3607 = true;
@@ -112,9 +113,9 @@ pub fn simulate(state: &State, header: &Header, chain_id: u64, tx: TxEnv) -> Run
 }
 
 /// Runs signed transactions in order on `state` in the block of `header`,
-/// committing each one's changes; the callback sees each outcome.
+/// committing each one's changes to it; the callback sees each outcome.
 pub fn execute_block<T>(
-    state: &mut State,
+    state: &mut Overlay<'_>,
     header: &Header,
     chain_id: u64,
     txs: impl IntoIterator<Item = T>,

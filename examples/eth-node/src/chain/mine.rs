@@ -1,42 +1,49 @@
 //! Mining: transactions run on the parent's state into a new block with real roots and hash.
+//!
+//! In two steps, so that a caller can look at the outcome before the chain
+//! takes it: [`execute`] runs what fits of the offered transactions on the
+//! state as of the parent, changing nothing; [`seal`] records the changes
+//! in the history and gives the block its roots and hash.
 
-use std::sync::Arc;
-
-use alloy_consensus::proofs::{
-    calculate_receipt_root, calculate_transaction_root, state_root_unhashed, storage_root_unhashed,
-};
+use alloy_consensus::proofs::{calculate_receipt_root, calculate_transaction_root};
 use alloy_consensus::transaction::Recovered;
 use alloy_consensus::{
     BlockBody, EMPTY_OMMER_ROOT_HASH, EMPTY_ROOT_HASH, Eip658Value, Header, Receipt,
-    ReceiptEnvelope, ReceiptWithBloom, Transaction, TrieAccount, TxEnvelope,
+    ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEnvelope,
 };
 use alloy_eips::eip1559::BaseFeeParams;
 use alloy_eips::eip4895::Withdrawals;
 use alloy_primitives::{B256, Bloom, logs_bloom};
 use alloy_rlp::Encodable;
-use revm::database::AccountState;
+use revm::database::{Cache, CacheDB};
 
 use super::block::{MinedBlock, MinedTx, Outcome};
-use super::evm::{self, State};
+use super::evm;
+use super::history::History;
 
-/// A new block, and what of the offered transactions did not go in.
-pub struct Mined {
-    pub block: MinedBlock,
+/// A block run but not yet part of the chain.
+pub struct Executed {
+    /// Everything but the roots, the gas used and the bloom.
+    header: Header,
+    pub included: Vec<MinedTx>,
     /// Transactions the block had no gas left for, in their order: for the next block.
     pub deferred: Vec<Recovered<TxEnvelope>>,
     /// Transactions the EVM refused (a nonce or balance that changed since
     /// they were admitted), with its reason.
     pub dropped: Vec<(B256, String)>,
+    /// What the block changed.
+    changes: Cache,
 }
 
-/// The block after `parent` holding what fits of `txs`, stamped `timestamp`.
-pub fn mine(
+/// Runs what fits of `txs` in the block after `parent`, stamped `timestamp`.
+pub fn execute(
+    history: &History,
     parent: &MinedBlock,
     txs: Vec<Recovered<TxEnvelope>>,
     chain_id: u64,
     timestamp: u64,
-) -> Mined {
-    let mut header = Header {
+) -> Executed {
+    let header = Header {
         parent_hash: parent.hash,
         ommers_hash: EMPTY_OMMER_ROOT_HASH,
         beneficiary: parent.header.beneficiary,
@@ -66,39 +73,49 @@ pub fn mine(
 
     let mut included = Vec::new();
     let mut dropped = Vec::new();
-    let state = if offered.is_empty() {
-        Arc::clone(&parent.state)
-    } else {
-        let mut state = State::clone(&parent.state);
-        let mut cumulative_gas_used = 0;
-        evm::execute_block(
-            &mut state,
-            &header,
-            chain_id,
-            offered,
-            evm::tx_env,
-            |tx, result| match result {
-                Ok(result) => {
-                    cumulative_gas_used += result.tx_gas_used();
-                    let logs = result.logs().to_vec();
-                    let outcome = Outcome {
-                        success: result.is_success(),
-                        gas_used: result.tx_gas_used(),
-                        cumulative_gas_used,
-                        logs_bloom: logs_bloom(&logs),
-                        logs,
-                        contract_address: tx.is_create().then(|| tx.signer().create(tx.nonce())),
-                    };
-                    included.push(MinedTx { tx, outcome });
-                }
-                Err(err) => dropped.push((*tx.tx_hash(), err.to_string())),
-            },
-        );
-        // The EVM's database keeps every log it commits; ours are in the receipts.
-        state.cache.logs.clear();
-        Arc::new(state)
-    };
+    let mut state = CacheDB::new(history.at(parent.header.number));
+    let mut cumulative_gas_used = 0;
+    evm::execute_block(
+        &mut state,
+        &header,
+        chain_id,
+        offered,
+        evm::tx_env,
+        |tx, result| match result {
+            Ok(result) => {
+                cumulative_gas_used += result.tx_gas_used();
+                let logs = result.logs().to_vec();
+                let outcome = Outcome {
+                    success: result.is_success(),
+                    gas_used: result.tx_gas_used(),
+                    cumulative_gas_used,
+                    logs_bloom: logs_bloom(&logs),
+                    logs,
+                    contract_address: tx.is_create().then(|| tx.signer().create(tx.nonce())),
+                };
+                included.push(MinedTx { tx, outcome });
+            }
+            Err(err) => dropped.push((*tx.tx_hash(), err.to_string())),
+        },
+    );
+    Executed {
+        header,
+        included,
+        deferred,
+        dropped,
+        changes: state.cache,
+    }
+}
 
+/// Records `executed`'s changes in `history` and completes its header.
+pub fn seal(history: &mut History, executed: Executed) -> MinedBlock {
+    let Executed {
+        mut header,
+        included,
+        changes,
+        ..
+    } = executed;
+    history.commit(header.number, &changes);
     let envelopes: Vec<TxEnvelope> = included
         .iter()
         .map(|mined| mined.tx.inner().clone())
@@ -112,32 +129,15 @@ pub fn mine(
     header.logs_bloom = included
         .iter()
         .fold(Bloom::ZERO, |bloom, mined| bloom | mined.outcome.logs_bloom);
-    header.state_root = if Arc::ptr_eq(&state, &parent.state) {
-        parent.header.state_root
-    } else {
-        state_root(&state)
-    };
-    let hash = header.hash_slow();
-    let size = rlp_size(&header, envelopes);
-    let block = MinedBlock {
-        header,
-        hash,
-        size: size as u64,
-        transactions: included,
-        state,
-    };
-    Mined {
-        block,
-        deferred,
-        dropped,
-    }
+    header.state_root = history.state_root();
+    finish(history, header, envelopes, included)
 }
 
-/// Block 0: `state` and nothing else, with base fee `base_fee`.
-pub fn genesis(state: State, gas_limit: u64, base_fee: u64, timestamp: u64) -> MinedBlock {
+/// Block 0 of `history` (its genesis state), with base fee `base_fee`.
+pub fn genesis(history: &mut History, gas_limit: u64, base_fee: u64, timestamp: u64) -> MinedBlock {
     let header = Header {
         ommers_hash: EMPTY_OMMER_ROOT_HASH,
-        state_root: state_root(&state),
+        state_root: history.state_root(),
         transactions_root: EMPTY_ROOT_HASH,
         receipts_root: EMPTY_ROOT_HASH,
         gas_limit,
@@ -149,28 +149,31 @@ pub fn genesis(state: State, gas_limit: u64, base_fee: u64, timestamp: u64) -> M
         parent_beacon_block_root: Some(B256::ZERO),
         ..Header::default()
     };
-    let hash = header.hash_slow();
-    let size = rlp_size(&header, Vec::new());
-    MinedBlock {
-        header,
-        hash,
-        size: size as u64,
-        transactions: Vec::new(),
-        state: Arc::new(state),
-    }
+    finish(history, header, Vec::new(), Vec::new())
 }
 
-fn rlp_size(header: &Header, transactions: Vec<TxEnvelope>) -> usize {
+/// The block of a complete header: hashed, sized, its hash recorded for `BLOCKHASH`.
+fn finish(
+    history: &mut History,
+    header: Header,
+    envelopes: Vec<TxEnvelope>,
+    transactions: Vec<MinedTx>,
+) -> MinedBlock {
+    let hash = header.hash_slow();
+    history.push_block_hash(header.number, hash);
     let body = BlockBody {
-        transactions,
+        transactions: envelopes,
         ommers: Vec::new(),
         withdrawals: Some(Withdrawals::default()),
     };
-    alloy_consensus::Block {
-        header: header.clone(),
-        body,
+    let block = alloy_consensus::Block { header, body };
+    let size = block.length() as u64;
+    MinedBlock {
+        header: block.header,
+        hash,
+        size,
+        transactions,
     }
-    .length()
 }
 
 fn receipt_envelope(mined: &MinedTx) -> ReceiptEnvelope {
@@ -184,29 +187,4 @@ fn receipt_envelope(mined: &MinedTx) -> ReceiptEnvelope {
         logs_bloom: mined.outcome.logs_bloom,
     };
     ReceiptEnvelope::from_typed(mined.tx.tx_type(), with_bloom)
-}
-
-/// The Merkle-Patricia root of every existing account, as Ethereum defines it.
-fn state_root(state: &State) -> B256 {
-    let accounts = state
-        .cache
-        .accounts
-        .iter()
-        .filter(|(_, account)| account.account_state != AccountState::NotExisting)
-        .map(|(address, account)| {
-            let storage = account
-                .storage
-                .iter()
-                .filter(|(_, value)| !value.is_zero())
-                .map(|(slot, value)| (B256::from(*slot), *value));
-            let trie_account = TrieAccount {
-                nonce: account.info.nonce,
-                balance: account.info.balance,
-                storage_root: storage_root_unhashed(storage),
-                code_hash: account.info.code_hash,
-                ..TrieAccount::default()
-            };
-            (*address, trie_account)
-        });
-    state_root_unhashed(accounts)
 }

@@ -3,6 +3,7 @@
 mod admit;
 mod block;
 pub mod evm;
+mod history;
 mod mine;
 
 use std::collections::HashMap;
@@ -11,15 +12,17 @@ use std::sync::Arc;
 use alloy_consensus::TxEnvelope;
 use alloy_consensus::transaction::Recovered;
 use alloy_primitives::{Address, B256, U256};
+use revm::DatabaseRef;
 use revm::state::AccountInfo;
 use typed_rpc::ErrorObject;
 
 pub use admit::decode;
 pub use block::{Location, MinedBlock, MinedTx, Outcome, rpc_transaction};
-pub use evm::State;
+pub use history::StateAt;
 
 use crate::error::rejected;
 use crate::types::BlockNumberOrTag;
+use history::History;
 
 /// How the chain starts.
 #[derive(Clone, Debug)]
@@ -42,9 +45,11 @@ pub enum Submitted {
     Queued,
 }
 
-/// Blocks (the head last), their index by hash and of their transactions, and the pool.
+/// Blocks (the head last), their index by hash and of their transactions,
+/// the state through time, and the pool.
 pub struct Chain {
     chain_id: u64,
+    history: History,
     blocks: Vec<Arc<MinedBlock>>,
     block_numbers: HashMap<B256, u64>,
     /// Where each mined transaction is: block number and index in it.
@@ -56,22 +61,24 @@ pub struct Chain {
 impl Chain {
     /// The chain of one block, `genesis`.
     pub fn new(genesis: &Genesis) -> Self {
-        let mut state = State::default();
-        for address in &genesis.accounts {
-            let info = AccountInfo {
-                balance: genesis.balance,
-                ..AccountInfo::default()
-            };
-            state.insert_account_info(*address, info);
-        }
+        let info = AccountInfo {
+            balance: genesis.balance,
+            ..AccountInfo::default()
+        };
+        let accounts = genesis
+            .accounts
+            .iter()
+            .map(|address| (*address, info.clone()));
+        let mut history = History::genesis(accounts);
         let block0 = mine::genesis(
-            state,
+            &mut history,
             genesis.gas_limit,
             genesis.base_fee,
             genesis.timestamp,
         );
         let mut chain = Self {
             chain_id: genesis.chain_id,
+            history,
             blocks: Vec::new(),
             block_numbers: HashMap::new(),
             tx_locations: HashMap::new(),
@@ -115,6 +122,11 @@ impl Chain {
         }
     }
 
+    /// The state as of the end of `block`.
+    pub fn state_at(&self, block: &MinedBlock) -> StateAt<'_> {
+        self.history.at(block.header.number)
+    }
+
     /// The block that mined transaction `hash`, and its index there.
     pub fn transaction(&self, hash: &B256) -> Option<(&Arc<MinedBlock>, usize)> {
         let (number, index) = self.tx_locations.get(hash)?;
@@ -128,7 +140,7 @@ impl Chain {
 
     /// The nonce `address`'s next transaction must carry, its pooled ones counted.
     pub fn next_nonce(&self, address: &Address) -> u64 {
-        let mined = account(&self.head().state, address).map_or(0, |info| info.nonce);
+        let mined = account(self.state_at(self.head()), address).map_or(0, |info| info.nonce);
         mined
             + self
                 .pool
@@ -156,36 +168,30 @@ impl Chain {
                 .next_block_base_fee(alloy_eips::eip1559::BaseFeeParams::ethereum())
                 .unwrap_or_default(),
             block_gas_limit: head.header.gas_limit,
-            state: &head.state,
+            state: self.state_at(head),
         };
         admit::check(&tx, &expect)?;
         if !automine {
             self.pool.push(tx);
             return Ok(Submitted::Queued);
         }
-        let mined = mine::mine(
-            head,
-            vec![tx],
-            self.chain_id,
-            self.next_timestamp(timestamp),
-        );
-        if let Some((_, reason)) = mined.dropped.into_iter().next() {
-            return Err(rejected(reason));
+        let timestamp = self.next_timestamp(timestamp);
+        let executed = mine::execute(&self.history, head, vec![tx], self.chain_id, timestamp);
+        if let Some((_, reason)) = executed.dropped.first() {
+            return Err(rejected(reason.clone()));
         }
-        Ok(Submitted::Mined(self.append(mined.block)))
+        let block = mine::seal(&mut self.history, executed);
+        Ok(Submitted::Mined(self.append(block)))
     }
 
     /// Mines the pool into a new block (an empty one if the pool is).
     pub fn mine_pool(&mut self, timestamp: u64) -> Arc<MinedBlock> {
         let txs = std::mem::take(&mut self.pool);
-        let mined = mine::mine(
-            self.head(),
-            txs,
-            self.chain_id,
-            self.next_timestamp(timestamp),
-        );
-        self.pool = mined.deferred;
-        self.append(mined.block)
+        let timestamp = self.next_timestamp(timestamp);
+        let mut executed = mine::execute(&self.history, self.head(), txs, self.chain_id, timestamp);
+        self.pool = std::mem::take(&mut executed.deferred);
+        let block = mine::seal(&mut self.history, executed);
+        self.append(block)
     }
 
     /// A timestamp after the head's: `now`, or the head's plus one when
@@ -208,7 +214,6 @@ impl Chain {
 }
 
 /// An account's balance, nonce and code hash in `state`, if it exists.
-pub fn account(state: &State, address: &Address) -> Option<AccountInfo> {
-    use revm::DatabaseRef;
+pub fn account(state: StateAt<'_>, address: &Address) -> Option<AccountInfo> {
     state.basic_ref(*address).ok().flatten()
 }

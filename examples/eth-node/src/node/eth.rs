@@ -39,8 +39,9 @@ impl EthApi for Node {
     }
 
     async fn get_balance(&self, address: Address, block: Option<BlockId>) -> RpcResult<U256> {
-        let block = self.block(block)?;
-        Ok(account(&block.state, &address).map_or(U256::ZERO, |info| info.balance))
+        self.with_state(block, |state| {
+            account(state, &address).map_or(U256::ZERO, |info| info.balance)
+        })
     }
 
     async fn get_transaction_count(
@@ -51,22 +52,19 @@ impl EthApi for Node {
         if block == Some(BlockId::Number(BlockNumberOrTag::Pending)) {
             return Ok(U64::from(self.read().next_nonce(&address)));
         }
-        let block = self.block(block)?;
-        Ok(U64::from(
-            account(&block.state, &address).map_or(0, |info| info.nonce),
-        ))
+        self.with_state(block, |state| {
+            U64::from(account(state, &address).map_or(0, |info| info.nonce))
+        })
     }
 
     async fn get_code(&self, address: Address, block: Option<BlockId>) -> RpcResult<Bytes> {
-        let block = self.block(block)?;
-        let Some(info) = account(&block.state, &address) else {
-            return Ok(Bytes::new());
-        };
-        let code = block
-            .state
-            .code_by_hash_ref(info.code_hash)
-            .unwrap_or_default();
-        Ok(code.original_bytes())
+        self.with_state(block, |state| match account(state, &address) {
+            Some(info) => state
+                .code_by_hash_ref(info.code_hash)
+                .unwrap_or_default()
+                .original_bytes(),
+            None => Bytes::new(),
+        })
     }
 
     async fn get_storage_at(
@@ -75,9 +73,9 @@ impl EthApi for Node {
         slot: U256,
         block: Option<BlockId>,
     ) -> RpcResult<B256> {
-        let block = self.block(block)?;
-        let value = block.state.storage_ref(address, slot).unwrap_or_default();
-        Ok(B256::from(value))
+        self.with_state(block, |state| {
+            B256::from(state.storage_ref(address, slot).unwrap_or_default())
+        })
     }
 
     async fn gas_price(&self) -> RpcResult<U256> {

@@ -16,7 +16,7 @@ use typed_rpc::{BuildError, ErrorObject, Router, RpcResult};
 
 use crate::accounts::DevAccount;
 use crate::api::{EthApi, NetApi, Web3Api};
-use crate::chain::{Chain, Genesis, MinedBlock, Submitted};
+use crate::chain::{Chain, Genesis, MinedBlock, StateAt, Submitted};
 use crate::error::not_found;
 use crate::types::BlockId;
 
@@ -114,14 +114,35 @@ impl Node {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The block `id` names (the head when absent), or `-32001` `header not found`.
-    fn block(&self, id: Option<BlockId>) -> RpcResult<Arc<MinedBlock>> {
+    /// Reads the state as of the block `id` names (the head when absent).
+    fn with_state<T>(
+        &self,
+        id: Option<BlockId>,
+        read: impl FnOnce(StateAt<'_>) -> T,
+    ) -> RpcResult<T> {
         let chain = self.read();
-        let block = match id.unwrap_or_default() {
-            BlockId::Number(tag) => chain.by_tag(tag),
-            BlockId::Hash(hash) => chain.by_hash(&hash.block_hash),
+        let block = resolve(&chain, id)?;
+        Ok(read(chain.state_at(block)))
+    }
+
+    /// Runs `work` off the runtime's threads (the EVM is CPU work) on the
+    /// state and header of the block `id` names, and the chain id. The chain
+    /// is read-locked meanwhile: a block waits for the runs before it.
+    async fn with_block_state<T: Send + 'static>(
+        &self,
+        id: Option<BlockId>,
+        work: impl FnOnce(StateAt<'_>, &alloy_consensus::Header, u64) -> RpcResult<T> + Send + 'static,
+    ) -> RpcResult<T> {
+        let node = self.clone();
+        let run = move || {
+            let chain = node.read();
+            let block = resolve(&chain, id)?;
+            work(chain.state_at(block), &block.header, chain.chain_id())
         };
-        block.cloned().ok_or_else(|| not_found("header not found"))
+        // A panic in the EVM is -32603, as a handler's would be.
+        tokio::task::spawn_blocking(run)
+            .await
+            .map_err(|_| ErrorObject::internal_error())?
     }
 
     /// Admits a signed transaction, mining it at once unless blocks come on an interval.
@@ -136,6 +157,15 @@ impl Node {
         }
         Ok(hash)
     }
+}
+
+/// The block `id` names (the head when absent), or `-32001` `header not found`.
+fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<&Arc<MinedBlock>> {
+    let block = match id.unwrap_or_default() {
+        BlockId::Number(tag) => chain.by_tag(tag),
+        BlockId::Hash(hash) => chain.by_hash(&hash.block_hash),
+    };
+    block.ok_or_else(|| not_found("header not found"))
 }
 
 fn now() -> u64 {

@@ -1,14 +1,14 @@
 //! `eth_call` and `eth_estimateGas`: runs of the EVM on a block's state that keep nothing.
 
-use std::sync::Arc;
-
 use alloy_primitives::Bytes;
 use revm::context::TxEnv;
 use revm::context::result::{EVMError, ExecutionResult, HaltReason, InvalidTransaction};
 use typed_rpc::{ErrorObject, RpcResult};
 
 use super::Node;
-use crate::chain::MinedBlock;
+use alloy_consensus::Header;
+
+use crate::chain::StateAt;
 use crate::chain::evm::{self, RunResult};
 use crate::error::{invalid_input, reverted};
 use crate::types::{BlockId, CallRequest};
@@ -22,17 +22,15 @@ impl Node {
         request: CallRequest,
         block: Option<BlockId>,
     ) -> RpcResult<Bytes> {
-        let (block, chain_id) = (self.block(block)?, self.read().chain_id());
-        let tx =
-            evm::call_env(&request, block.header.gas_limit, chain_id).map_err(invalid_input)?;
-        // The EVM is CPU work: off the runtime's threads.
-        let result =
-            blocking(move || evm::simulate(&block.state, &block.header, chain_id, tx)).await?;
-        match result.map_err(rejected_call)? {
-            ExecutionResult::Success { output, .. } => Ok(output.into_data()),
-            ExecutionResult::Revert { output, .. } => Err(reverted(&output)),
-            ExecutionResult::Halt { reason, .. } => Err(halted(&reason)),
-        }
+        self.with_block_state(block, move |state, header, chain_id| {
+            let tx = evm::call_env(&request, header.gas_limit, chain_id).map_err(invalid_input)?;
+            match evm::simulate(state, header, chain_id, tx).map_err(rejected_call)? {
+                ExecutionResult::Success { output, .. } => Ok(output.into_data()),
+                ExecutionResult::Revert { output, .. } => Err(reverted(&output)),
+                ExecutionResult::Halt { reason, .. } => Err(halted(&reason)),
+            }
+        })
+        .await
     }
 
     pub(super) async fn run_estimate(
@@ -40,24 +38,25 @@ impl Node {
         request: CallRequest,
         block: Option<BlockId>,
     ) -> RpcResult<u64> {
-        let (block, chain_id) = (self.block(block)?, self.read().chain_id());
-        let tx =
-            evm::call_env(&request, block.header.gas_limit, chain_id).map_err(invalid_input)?;
-        blocking(move || estimate(&block, chain_id, tx)).await?
+        self.with_block_state(block, move |state, header, chain_id| {
+            let tx = evm::call_env(&request, header.gas_limit, chain_id).map_err(invalid_input)?;
+            estimate(state, header, chain_id, tx)
+        })
+        .await
     }
 }
 
 /// The least gas limit with which `tx` succeeds, to within the precision:
 /// a run at the cap, one at the gas it used (which is enough unless refunds
 /// or the 63/64 rule say otherwise), then a binary search between.
-fn estimate(block: &Arc<MinedBlock>, chain_id: u64, tx: TxEnv) -> RpcResult<u64> {
+fn estimate(state: StateAt<'_>, header: &Header, chain_id: u64, tx: TxEnv) -> RpcResult<u64> {
     let cap = tx.gas_limit;
     let run = |gas_limit: u64| -> RunResult {
         let tx = TxEnv {
             gas_limit,
             ..tx.clone()
         };
-        evm::simulate(&block.state, &block.header, chain_id, tx)
+        evm::simulate(state, header, chain_id, tx)
     };
     let used = match run(cap).map_err(rejected_call)? {
         ExecutionResult::Success { gas, .. } => gas.tx_gas_used(),
@@ -98,11 +97,4 @@ fn rejected_call(err: EVMError<std::convert::Infallible, InvalidTransaction>) ->
 /// An exceptional halt: out of gas, an invalid opcode, a stack overflow.
 fn halted(reason: &HaltReason) -> ErrorObject {
     invalid_input(format!("execution halted: {reason:?}"))
-}
-
-/// Runs `work` on the blocking pool; a panic in it is `-32603`.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> RpcResult<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|_| ErrorObject::internal_error())
 }
