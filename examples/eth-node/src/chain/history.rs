@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 
-use alloy_consensus::TrieAccount;
 use alloy_consensus::proofs::{state_root_unhashed, storage_root_unhashed};
+use alloy_consensus::{EMPTY_ROOT_HASH, TrieAccount};
 use alloy_primitives::{Address, B256, U256, keccak256};
 use revm::DatabaseRef;
 use revm::bytecode::Bytecode;
@@ -41,6 +41,8 @@ pub struct History {
     contracts: HashMap<B256, Bytecode>,
     /// By block number.
     block_hashes: Vec<B256>,
+    /// The storage roots of the newest state, kept until an account's storage changes.
+    storage_roots: HashMap<Address, B256>,
 }
 
 impl History {
@@ -79,6 +81,9 @@ impl History {
                 ..account.info.clone()
             });
             set(self.accounts.entry(*address).or_default(), block, info);
+            if cleared || !account.storage.is_empty() {
+                self.storage_roots.remove(address);
+            }
             let slots = self.storage.entry(*address).or_default();
             if cleared {
                 for timeline in slots.values_mut() {
@@ -98,29 +103,35 @@ impl History {
     }
 
     /// The Merkle-Patricia root of the newest state, as Ethereum defines it
-    /// (empty accounts left out, as EIP-161 removes them).
-    pub fn state_root(&self) -> B256 {
-        let accounts =
-            self.accounts.iter().filter_map(|(address, timeline)| {
-                let info = timeline.last()?.1.as_ref()?;
-                if info.is_empty() {
-                    return None;
-                }
-                let storage = self.storage.get(address).into_iter().flatten().filter_map(
-                    |(slot, timeline)| {
-                        let value = timeline.last()?.1;
-                        (!value.is_zero()).then(|| (B256::from(*slot), value))
-                    },
-                );
-                let account = TrieAccount {
-                    nonce: info.nonce,
-                    balance: info.balance,
-                    storage_root: storage_root_unhashed(storage),
-                    code_hash: info.code_hash,
-                    ..TrieAccount::default()
-                };
-                Some((*address, account))
+    /// (empty accounts left out, as EIP-161 removes them). Only the storage
+    /// tries that changed since the last root are hashed again.
+    pub fn state_root(&mut self) -> B256 {
+        for (address, slots) in &self.storage {
+            self.storage_roots.entry(*address).or_insert_with(|| {
+                storage_root_unhashed(slots.iter().filter_map(|(slot, timeline)| {
+                    let value = timeline.last()?.1;
+                    (!value.is_zero()).then(|| (B256::from(*slot), value))
+                }))
             });
+        }
+        let accounts = self.accounts.iter().filter_map(|(address, timeline)| {
+            let info = timeline.last()?.1.as_ref()?;
+            if info.is_empty() {
+                return None;
+            }
+            let account = TrieAccount {
+                nonce: info.nonce,
+                balance: info.balance,
+                storage_root: self
+                    .storage_roots
+                    .get(address)
+                    .copied()
+                    .unwrap_or(EMPTY_ROOT_HASH),
+                code_hash: info.code_hash,
+                ..TrieAccount::default()
+            };
+            Some((*address, account))
+        });
         state_root_unhashed(accounts)
     }
 }
@@ -190,5 +201,67 @@ mod tests {
             [Some('a'), Some('a'), Some('c'), Some('c')]
         );
         assert_eq!(as_of(&Timeline::<char>::new(), 4), None);
+    }
+
+    fn touched(info: &AccountInfo, slots: &[(u64, u64)]) -> Cache {
+        let mut account = revm::database::DbAccount {
+            info: info.clone(),
+            account_state: AccountState::Touched,
+            ..Default::default()
+        };
+        for (slot, value) in slots {
+            account
+                .storage
+                .insert(U256::from(*slot), U256::from(*value));
+        }
+        let mut changes = Cache::default();
+        changes.accounts.insert(Address::repeat_byte(1), account);
+        changes
+    }
+
+    #[test]
+    fn the_state_root_with_kept_storage_roots_is_the_root_of_the_newest_state() {
+        let start = AccountInfo {
+            balance: U256::from(5),
+            ..AccountInfo::default()
+        };
+        let richer = AccountInfo {
+            balance: U256::from(9),
+            nonce: 1,
+            ..AccountInfo::default()
+        };
+        let mut history = History::genesis([(Address::repeat_byte(1), start.clone())]);
+        let genesis = history.state_root();
+        history.commit(1, &touched(&start, &[(7, 1), (8, 2)]));
+        let with_slots = history.state_root();
+        history.commit(2, &touched(&richer, &[])); // the balance only: the storage root is kept
+        history.commit(3, &touched(&richer, &[(7, 0)])); // a slot cleared
+        let newest = history.state_root();
+
+        let mut fresh = History::genesis([(Address::repeat_byte(1), start)]);
+        fresh.commit(1, &touched(&richer, &[(8, 2)]));
+        assert_eq!(newest, fresh.state_root());
+        assert!(genesis != with_slots && with_slots != newest);
+        assert_eq!(
+            history
+                .at(1)
+                .storage_ref(Address::repeat_byte(1), U256::from(7)),
+            Ok(U256::from(1))
+        );
+        assert_eq!(
+            history
+                .at(3)
+                .storage_ref(Address::repeat_byte(1), U256::from(7)),
+            Ok(U256::ZERO)
+        );
+        assert_eq!(
+            history
+                .at(2)
+                .basic_ref(Address::repeat_byte(1))
+                .unwrap()
+                .unwrap()
+                .balance,
+            U256::from(9)
+        );
     }
 }
