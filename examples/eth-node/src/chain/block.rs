@@ -6,8 +6,10 @@ use alloy_consensus::{Header, Transaction, TxEnvelope};
 use alloy_eips::Typed2718;
 use alloy_primitives::{Address, B256, Bloom, BloomInput, Log, U256};
 
+use std::sync::OnceLock;
+
 use crate::types::{
-    Block, BlockTransactions, LogFilter, RpcHeader, RpcLog, RpcReceipt, RpcTransaction,
+    Block, BlockTransactions, LogFilter, RpcHeader, RpcLog, RpcReceipt, RpcTransaction, Serialized,
 };
 
 /// A block of the chain, immutable once mined.
@@ -18,6 +20,8 @@ pub struct MinedBlock {
     /// Its RLP length, for `size`.
     pub size: u64,
     pub transactions: Vec<MinedTx>,
+    /// The header as `newHeads` sends it, made for the first subscriber.
+    pub(super) header_json: OnceLock<Serialized<RpcHeader>>,
 }
 
 /// A transaction in a block, and what running it did.
@@ -51,6 +55,13 @@ impl MinedBlock {
     /// The header as `newHeads` and blocks show it.
     pub fn rpc_header(&self) -> RpcHeader {
         RpcHeader::new(&self.header, self.hash)
+    }
+
+    /// The header as `newHeads` sends it, serialized once for every subscriber.
+    pub fn shared_header(&self) -> Serialized<RpcHeader> {
+        self.header_json
+            .get_or_init(|| Serialized::new(self.rpc_header()))
+            .clone()
     }
 
     /// The block, with transaction hashes or (`full`) whole transactions.

@@ -173,6 +173,7 @@ fn finish(
         hash,
         size,
         transactions,
+        header_json: Default::default(),
     }
 }
 

@@ -20,7 +20,7 @@ impl Node {
         let blocks = new_blocks(self.inner.heads.subscribe());
         match kind {
             SubscriptionKind::NewHeads => blocks
-                .map(|block| Ok(SubscriptionItem::Header(Box::new(block.rpc_header()))))
+                .map(|block| Ok(SubscriptionItem::Header(block.shared_header())))
                 .left_stream(),
             SubscriptionKind::Logs => blocks
                 .flat_map(move |block| {

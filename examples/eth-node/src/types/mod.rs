@@ -10,6 +10,7 @@ pub mod fee;
 mod filter;
 mod one_or_many;
 mod receipt;
+mod serialized;
 mod transaction;
 
 pub use alloy_eips::{BlockId, BlockNumberOrTag};
@@ -19,6 +20,7 @@ pub use fee::{BlockCount, FeeHistory};
 pub use filter::{LogFilter, Topics};
 pub use one_or_many::OneOrMany;
 pub use receipt::{RpcLog, RpcReceipt};
+pub use serialized::Serialized;
 pub use transaction::RpcTransaction;
 
 /// What `eth_subscribe` takes as its first param.
@@ -36,8 +38,8 @@ pub enum SubscriptionKind {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum SubscriptionItem {
-    /// For `newHeads`.
-    Header(Box<RpcHeader>),
+    /// For `newHeads`: serialized once per block, whatever the subscribers.
+    Header(Serialized<RpcHeader>),
     /// For `logs`.
     Log(Box<RpcLog>),
 }
