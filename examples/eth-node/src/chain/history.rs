@@ -128,7 +128,6 @@ impl History {
                     .copied()
                     .unwrap_or(EMPTY_ROOT_HASH),
                 code_hash: info.code_hash,
-                ..TrieAccount::default()
             };
             Some((*address, account))
         });

@@ -6,16 +6,28 @@ use std::process::{Child, Command, Stdio};
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc_eth_node::api::{EthApiClient, NetApiClient};
 
+/// A running `eth-node`, stopped when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts the binary with `args` on a free port; its printed lines up to `Listening on`, and the address.
-fn start(args: &[&str]) -> (Child, Vec<String>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eth-node"))
-        .args(["--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+fn start(args: &[&str]) -> (Running, Vec<String>, String) {
+    let mut child = Running(
+        Command::new(env!("CARGO_BIN_EXE_eth-node"))
+            .args(["--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut lines = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+    for line in BufReader::new(child.0.stdout.take().unwrap()).lines() {
         let line = line.unwrap();
         if let Some(address) = line.strip_prefix("Listening on ") {
             let address = address.to_owned();
@@ -29,7 +41,7 @@ fn start(args: &[&str]) -> (Child, Vec<String>, String) {
 
 #[tokio::test]
 async fn the_binary_prints_its_accounts_and_serves_the_flags_chain() {
-    let (mut child, lines, address) =
+    let (_node, lines, address) =
         start(&["--chain-id", "1337", "--accounts", "3", "--balance", "5"]);
     let text = lines.join("\n");
     assert!(
@@ -61,14 +73,12 @@ async fn the_binary_prints_its_accounts_and_serves_the_flags_chain() {
         .await
         .unwrap();
     assert_eq!(balance, typed_rpc_eth_node::units::ether(5));
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 #[test]
 fn another_mnemonic_gives_other_accounts_and_bad_flags_are_refused() {
     let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow";
-    let (mut child, lines, _) = start(&["--mnemonic", phrase, "--accounts", "1"]);
+    let (node, lines, _) = start(&["--mnemonic", phrase, "--accounts", "1"]);
     let expected = typed_rpc_eth_node::accounts::derive(phrase, 1).unwrap()[0].address;
     assert!(
         lines
@@ -76,8 +86,7 @@ fn another_mnemonic_gives_other_accounts_and_bad_flags_are_refused() {
             .any(|line| line.contains(&expected.to_string())),
         "{lines:?}"
     );
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(node);
 
     for args in [
         &["--block-time", "-1"][..],

@@ -1,10 +1,10 @@
 //! Installs the pinned client packages, once per test binary and only when
 //! missing or stale, under a file lock so parallel test binaries take turns.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -106,12 +106,31 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// An exclusive lock on `<target>/name`, held until dropped.
-fn lock(name: &str) -> Result<File, String> {
+/// An exclusive lock on `<target>/name` across processes (nextest runs
+/// tests in parallel processes): a directory made with `create_dir`, which
+/// one process alone can make; removed when dropped, or taken over once
+/// older than any install could take.
+struct Lock(PathBuf);
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+fn lock(name: &str) -> Result<Lock, String> {
+    const STALE: Duration = Duration::from_secs(600);
     let path = target_dir().join(name);
-    let file =
-        File::create(&path).map_err(|err| format!("cannot create {}: {err}", path.display()))?;
-    file.lock()
-        .map_err(|err| format!("cannot lock {}: {err}", path.display()))?;
-    Ok(file)
+    loop {
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(Lock(path)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(format!("cannot create {}: {err}", path.display())),
+        }
+        let modified = std::fs::metadata(&path).and_then(|meta| meta.modified());
+        if modified.is_ok_and(|time| time.elapsed().is_ok_and(|age| age > STALE)) {
+            let _ = std::fs::remove_dir(&path);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
