@@ -14,6 +14,9 @@
 //! be on `PATH`.
 
 #[allow(dead_code)]
+#[path = "../peers/provision.rs"]
+mod provision;
+#[allow(dead_code)]
 #[path = "../node/support.rs"]
 mod support;
 
@@ -26,7 +29,6 @@ use typed_rpc::transport::Server;
 
 use support::{Tx, account, counter_deployment, node};
 
-const INSTALL: Duration = Duration::from_secs(300);
 const BUILD: Duration = Duration::from_secs(1200);
 const RUN: Duration = Duration::from_secs(120);
 
@@ -59,14 +61,6 @@ const CALLED: &[&str] = &[
 
 fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/metamask")
-}
-
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("a target directory")
-        .to_path_buf()
 }
 
 /// Runs `command` to its end within `limit`; whether it succeeded, and its output.
@@ -107,33 +101,13 @@ fn bounded(mut command: Command, limit: Duration) -> (bool, String, String) {
 /// The MetaMask document, installed with `npm ci` unless already there.
 fn document() -> PathBuf {
     let npm = here().join("npm");
-    let document = npm.join("node_modules/@metamask/api-specs/dist/build/openrpc.json");
-    let lock: Value =
-        serde_json::from_str(&std::fs::read_to_string(npm.join("package-lock.json")).unwrap())
-            .unwrap();
-    let pinned = &lock["packages"]["node_modules/@metamask/api-specs"]["version"];
-    let installed =
-        std::fs::read_to_string(npm.join("node_modules/@metamask/api-specs/package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok());
-    if !document.exists() || installed.as_ref().map(|package| &package["version"]) != Some(pinned) {
-        let mut command = Command::new("npm");
-        command
-            .current_dir(&npm)
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
-        let (ok, _, err) = bounded(command, INSTALL);
-        assert!(
-            ok,
-            "`npm ci` in {} failed: is Node.js with npm on PATH and the registry reachable?\n{err}",
-            npm.display()
-        );
-    }
-    document
+    provision::node_packages(&npm);
+    npm.join("node_modules/@metamask/api-specs/dist/build/openrpc.json")
 }
 
 /// Writes the client crate around `document` and builds it; the binary's path.
 fn build_client(document: &Path) -> PathBuf {
-    let dir = target_dir().join("eth-node-metamask/client");
+    let dir = provision::target_dir().join("eth-node-metamask/client");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let manifest = format!(
@@ -151,7 +125,7 @@ fn build_client(document: &Path) -> PathBuf {
     std::fs::copy(document, dir.join("openrpc.json")).unwrap();
     // The repository's lock file: the versions the workspace builds with, already downloaded.
     std::fs::copy(repo.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    let target = target_dir().join("openrpc-examples/target");
+    let target = provision::target_dir().join("openrpc-examples/target");
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo
         .args(["build", "--quiet"])

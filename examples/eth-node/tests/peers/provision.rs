@@ -97,7 +97,7 @@ fn installed_matches_lock(dir: &Path) -> bool {
 }
 
 /// The cargo target directory this test binary was built in.
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     // <target>/<profile>/deps/<test>
     exe.ancestors()
@@ -108,13 +108,14 @@ fn target_dir() -> PathBuf {
 
 /// An exclusive lock on `<target>/name` across processes (nextest runs
 /// tests in parallel processes): a directory made with `create_dir`, which
-/// one process alone can make; removed when dropped, or taken over once
-/// older than any install could take.
+/// one process alone can make, holding its owner's process id. Removed when
+/// dropped; taken over when its owner is gone (a test killed mid-install)
+/// or, where that cannot be told, once older than any install takes.
 struct Lock(PathBuf);
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -123,13 +124,21 @@ fn lock(name: &str) -> Result<Lock, String> {
     let path = target_dir().join(name);
     loop {
         match std::fs::create_dir(&path) {
-            Ok(()) => return Ok(Lock(path)),
+            Ok(()) => {
+                let _ = std::fs::write(path.join("pid"), std::process::id().to_string());
+                return Ok(Lock(path));
+            }
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(err) => return Err(format!("cannot create {}: {err}", path.display())),
         }
+        let owner = std::fs::read_to_string(path.join("pid")).ok();
+        let owner_gone = owner.is_some_and(|pid| !Path::new("/proc").join(pid.trim()).exists())
+            && Path::new("/proc/self").exists();
         let modified = std::fs::metadata(&path).and_then(|meta| meta.modified());
-        if modified.is_ok_and(|time| time.elapsed().is_ok_and(|age| age > STALE)) {
-            let _ = std::fs::remove_dir(&path);
+        let stale = modified.is_ok_and(|time| time.elapsed().is_ok_and(|age| age > STALE));
+        if owner_gone || stale {
+            // A file in its place (not ours) goes too.
+            let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
