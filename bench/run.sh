@@ -9,6 +9,8 @@
 #   bench/run.sh soak        sustained load on typed-rpc (soak.sh; CONNS, SECS)
 #   bench/run.sh paired      CPU per request, each server timed beside the floor (root)
 #   bench/run.sh stream      streams: items/s and server CPU per item (SSE, WebSocket)
+#   bench/run.sh eth         eth-node: batches of 100 eth_getBalance and newHeads fan-out
+#                            to 1 000 subscribers, typed-rpc against jsonrpsee (eth_bench)
 #   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
 #                            (SendMessage + GetTask, a 100-event stream; a2a_bench)
 #
@@ -61,6 +63,13 @@ inprocess() {
   target/release/inproc_report table "$results"
 }
 
+eth() {
+  cargo build --release --quiet --bin eth_server --bin eth_bench
+  taskset -c 1 target/release/eth_bench batch "$@"
+  echo
+  taskset -c 1 target/release/eth_bench fanout "$@"
+}
+
 case "$mode" in
   load) load "$@" ;;
   inprocess) inprocess "$@" ;;
@@ -70,6 +79,7 @@ case "$mode" in
   paired) paired "$@" ;;
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
+  eth) eth "$@" ;;
   all)
     date -u
     inprocess

@@ -8,6 +8,7 @@
 pub mod a2a_load;
 pub mod api;
 pub mod cgroup;
+pub mod eth;
 pub mod exec;
 pub mod floor;
 pub mod harness;

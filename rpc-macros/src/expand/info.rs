@@ -8,7 +8,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::ext::IdentExt;
 
 use super::{Names, type_string};
 use crate::ast::{self, Api, Arg, Method, ParamsShape};
