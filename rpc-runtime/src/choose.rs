@@ -1,9 +1,15 @@
 //! Which alternative of a `oneOf` or `anyOf` a JSON value is, for the types
 //! `openrpc!` generates: decided by what the schemas say (the value's JSON
-//! type, `const` and `enum` values, `required` members, closed objects,
-//! string `pattern`s), and where that leaves several, by the alternative
-//! that knows the most of the value's members, so that `{a, b}` becomes the
+//! type, `const` and `enum` values, `required` members, string
+//! `pattern`s), and where that leaves several, by the alternative that
+//! knows the most of the value's members, so that `{a, b}` becomes the
 //! alternative with `a` and `b`, not the first one that has `a`.
+//!
+//! A closed object (`additionalProperties: false`) with members its schema
+//! does not name is ranked below every alternative the value fits
+//! outright, not ruled out: servers add members before the documents that
+//! describe them do (an Ethereum node's `totalDifficulty` in MetaMask's
+//! closed `Block`), and a client must still read such an answer.
 //!
 //! Not a public API: `openrpc!`'s expansion fills the tables.
 
@@ -88,8 +94,9 @@ fn kind_of(value: &Value) -> u8 {
 
 impl Alternative {
     /// How well `value` fits: `None` when the schema rules it out, else
-    /// the members it knows and the values it pinned (more is better).
-    fn fit(&self, value: &Value) -> Option<(usize, usize)> {
+    /// whether it keeps within a closed object's members, the members it
+    /// knows and the values it pinned (more is better).
+    fn fit(&self, value: &Value) -> Option<(bool, usize, usize)> {
         if self.kinds & kind_of(value) == 0 {
             return None;
         }
@@ -113,7 +120,7 @@ impl Alternative {
             return None;
         }
         let Value::Object(members) = value else {
-            return Some((0, pinned));
+            return Some((true, 0, pinned));
         };
         if self
             .required
@@ -126,19 +133,19 @@ impl Alternative {
             .keys()
             .filter(|name| self.known.contains(&name.as_str()))
             .count();
-        if self.closed && known < members.len() {
-            return None;
-        }
-        Some((known, pinned))
+        let within = !self.closed || known == members.len();
+        Some((within, known, pinned))
     }
 }
 
-/// How well an alternative fits, best highest: members known, values
-/// pinned, members required, then the fewer JSON types.
-type Rank = (usize, usize, usize, Reverse<u32>);
+/// How well an alternative fits, best highest: within its closed members,
+/// members known, values pinned, members required, then the fewer JSON
+/// types.
+type Rank = (bool, usize, usize, usize, Reverse<u32>);
 
 /// Decodes `value` as the alternative it fits best: the alternatives the
-/// schemas allow, most members known first, then most values pinned, most
+/// schemas allow, those it keeps within the closed members of first, most
+/// members known next, then most values pinned, most
 /// members required, fewest JSON types, then the document's order; the
 /// first that `decode` accepts wins.
 pub fn choose<T, E: std::fmt::Display>(
@@ -150,9 +157,10 @@ pub fn choose<T, E: std::fmt::Display>(
         .iter()
         .enumerate()
         .filter_map(|(index, alternative)| {
-            let (known, pinned) = alternative.fit(value)?;
+            let (within, known, pinned) = alternative.fit(value)?;
             let narrow = Reverse(alternative.kinds.count_ones());
-            Some((index, (known, pinned, alternative.required.len(), narrow)))
+            let required = alternative.required.len();
+            Some((index, (within, known, pinned, required, narrow)))
         })
         .collect();
     // Stable: equal ranks keep the document's order.
@@ -240,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn consts_required_members_closed_objects_and_patterns_rule_alternatives_out() {
+    fn consts_required_members_and_patterns_rule_alternatives_out() {
         let tags = [
             tagged(&["kind", "tag"], &[("kind", &["\"tag\""])]),
             tagged(&["kind", "tag"], &[("kind", &["\"price\""])]),
@@ -248,13 +256,23 @@ mod tests {
         assert_eq!(chosen(json!({"kind": "price", "tag": "x"}), &tags), Ok(1));
         let required = [closed(&["Download"]), closed(&["Parcel"])];
         assert_eq!(chosen(json!({"Parcel": {}}), &required), Ok(1));
-        assert!(chosen(json!({"Parcel": {}, "x": 1}), &required).is_err());
+        assert!(chosen(json!({"Courier": {}}), &required).is_err());
         let strings = [
             scalar(kind::STRING, Some(Pattern::new("^0x[0-9a-f]*$"))),
             scalar(kind::STRING, Some(Pattern::new("^(latest|earliest)$"))),
         ];
         assert_eq!(chosen(json!("latest"), &strings), Ok(1));
         assert_eq!(chosen(json!("0x1f"), &strings), Ok(0));
+    }
+
+    #[test]
+    fn a_closed_object_with_unnamed_members_comes_after_those_it_fits_outright() {
+        let block_or_header = [closed(&["hash", "number"]), object(&["hash"])];
+        let extended = json!({"hash": "0x1", "number": "0x2", "totalDifficulty": "0x0"});
+        assert_eq!(chosen(extended, &block_or_header), Ok(1));
+        let blocks = [closed(&["hash", "number"])];
+        let extended = json!({"hash": "0x1", "number": "0x2", "totalDifficulty": "0x0"});
+        assert_eq!(chosen(extended, &blocks), Ok(0));
     }
 
     #[test]
