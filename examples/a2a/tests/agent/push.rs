@@ -361,7 +361,7 @@ async fn configs_are_refused_without_push_for_bad_urls_and_unknown_tasks() {
     let done = task(agent.send_message(send(user("upper y"))).await.unwrap());
     for url in [
         "ftp://127.0.0.1/hook",
-        "https://127.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
         "http://169.254.169.254/latest/meta-data",
         "hook",
     ] {
