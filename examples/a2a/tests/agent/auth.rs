@@ -7,13 +7,6 @@ use typed_rpc_a2a::types::*;
 
 use crate::support::*;
 
-fn post(addr: std::net::SocketAddr, headers: &str, body: &str) -> String {
-    format!(
-        "POST /a2a/ HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    )
-}
-
 const HELLO: &str = r#"{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hello"}]}}}"#;
 
 #[tokio::test]
