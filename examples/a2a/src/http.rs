@@ -10,6 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use time::{OffsetDateTime, PrimitiveDateTime};
 use typed_rpc::BuildError;
 use typed_rpc::transport::Server;
 use typed_rpc::transport::http::Cors;
@@ -66,9 +67,11 @@ pub fn app<E: AgentExecutor, S: TaskStore>(
 /// The HTTP app of an agent, to serve with axum.
 ///
 /// - The card is public at [`CARD_PATH`], with `Cache-Control: public,
-///   max-age=300` and a strong `ETag` (a hash of its bytes, the same in
-///   every replica serving one card); a `GET` with a matching
-///   `If-None-Match` is answered `304 Not Modified` without the card.
+///   max-age=300`, a strong `ETag` (a hash of its bytes, the same in every
+///   replica serving one card) and `Last-Modified` (when the app was
+///   built); a `GET` with a matching `If-None-Match` (or, without one, an
+///   `If-Modified-Since` not before it) is answered `304 Not Modified`
+///   without the card.
 /// - The JSON-RPC endpoint ([`RequestHandler::router`]) is at
 ///   [`ENDPOINT_PATH`] and with a trailing `/`.
 /// - With [`auth`](App::auth), a request to the endpoint without one of
@@ -146,32 +149,59 @@ impl<E: AgentExecutor, S: TaskStore> App<E, S> {
     }
 }
 
-/// The card as served: its bytes and their entity tag.
+/// The card as served: its bytes, their entity tag, and when it was made.
 struct CardFile {
     bytes: axum::body::Bytes,
     etag: HeaderValue,
+    made: OffsetDateTime,
+    last_modified: HeaderValue,
 }
 
 impl CardFile {
     fn new(card: &AgentCard) -> Self {
         let bytes = serde_json::to_vec(card).expect("a card serializes");
         let etag = HeaderValue::from_str(&etag_of(&bytes)).expect("a hex tag is a header value");
+        // HTTP dates count whole seconds.
+        let made = OffsetDateTime::now_utc()
+            .replace_nanosecond(0)
+            .expect("0 is a nanosecond");
+        let last_modified = made
+            .format(&http_date())
+            .ok()
+            .and_then(|date| HeaderValue::from_str(&date).ok())
+            .expect("an HTTP date is a header value");
         CardFile {
             bytes: bytes.into(),
             etag,
+            made,
+            last_modified,
         }
     }
 
-    /// The card, or `304` when `If-None-Match` names its tag.
-    fn answer(&self, request: &HeaderMap, cors: Option<&Cors>) -> Response {
-        let unchanged = request
+    /// Whether the client's copy is this card: `If-None-Match` names its
+    /// tag, or (without `If-None-Match`, which goes first) `If-Modified-Since`
+    /// is not before it was made.
+    fn unchanged(&self, request: &HeaderMap) -> bool {
+        let mut tags = request
             .get_all(header::IF_NONE_MATCH)
             .iter()
             .filter_map(|value| value.to_str().ok())
             .flat_map(|value| value.split(','))
             .map(|tag| tag.trim().trim_start_matches("W/"))
-            .any(|tag| tag == "*" || tag.as_bytes() == self.etag.as_bytes());
-        let mut response = if unchanged {
+            .peekable();
+        if tags.peek().is_some() {
+            return tags.any(|tag| tag == "*" || tag.as_bytes() == self.etag.as_bytes());
+        }
+        request
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|date| PrimitiveDateTime::parse(date.trim(), &http_date()).ok())
+            .is_some_and(|since| since.assume_utc() >= self.made)
+    }
+
+    /// The card, or `304` when the client's copy is unchanged.
+    fn answer(&self, request: &HeaderMap, cors: Option<&Cors>) -> Response {
+        let mut response = if self.unchanged(request) {
             StatusCode::NOT_MODIFIED.into_response()
         } else {
             let mut response = Response::new(Body::from(self.bytes.clone()));
@@ -183,6 +213,7 @@ impl CardFile {
         };
         let headers = response.headers_mut();
         headers.insert(header::ETAG, self.etag.clone());
+        headers.insert(header::LAST_MODIFIED, self.last_modified.clone());
         headers.insert(
             header::CACHE_CONTROL,
             HeaderValue::from_static(CARD_CACHE_CONTROL),
@@ -223,6 +254,14 @@ async fn require_bearer(State(gate): State<Arc<Gate>>, request: Request, next: N
         cors.write_response_headers(request.headers(), refused.headers_mut());
     }
     refused
+}
+
+/// HTTP's date format (RFC 9110's IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`.
+fn http_date() -> Vec<time::format_description::BorrowedFormatItem<'static>> {
+    time::format_description::parse_borrowed::<2>(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT",
+    )
+    .expect("the IMF-fixdate description parses")
 }
 
 /// A strong entity tag for the card's bytes: their FNV-1a hash, stable

@@ -23,7 +23,7 @@ fn header<'h>(head: &'h str, name: &str) -> Option<&'h str> {
 }
 
 #[tokio::test]
-async fn the_card_is_cacheable_and_answered_304_when_unchanged() {
+async fn the_card_is_cacheable_and_answered_304_when_unchanged_by_tag_or_date() {
     let addr = start().await;
     let (status, head, body) = http(addr, &get_card(addr, "")).await;
     assert_eq!(status, 200);
@@ -50,6 +50,26 @@ async fn the_card_is_cacheable_and_answered_304_when_unchanged() {
     }
     let (status, _, _) = http(addr, &get_card(addr, "if-none-match: \"stale\"\r\n")).await;
     assert_eq!(status, 200);
+
+    // Dates are case-sensitive: read this header as it was sent.
+    let (_, exact, _) = http_exact(addr, &get_card(addr, "")).await;
+    let modified = exact
+        .lines()
+        .find_map(|line| line.strip_prefix("last-modified: "))
+        .expect("a Last-Modified")
+        .trim()
+        .to_owned();
+    assert!(modified.ends_with(" GMT"), "{modified}");
+    let since = |date: &str| get_card(addr, &format!("if-modified-since: {date}\r\n"));
+    assert_eq!(http(addr, &since(&modified)).await.0, 304);
+    assert_eq!(
+        http(addr, &since("Thu, 01 Jan 1970 00:00:00 GMT")).await.0,
+        200
+    );
+    assert_eq!(http(addr, &since("not a date")).await.0, 200);
+    // If-None-Match goes first: a stale tag is a changed card, whatever the date.
+    let both = format!("if-none-match: \"stale\"\r\nif-modified-since: {modified}\r\n");
+    assert_eq!(http(addr, &get_card(addr, &both)).await.0, 200);
 }
 
 async fn cors_agent(auth: Option<BearerAuth>) -> SocketAddr {

@@ -65,6 +65,12 @@ pub type TextHandler = RequestHandler<TextAgent, InMemoryTaskStore>;
 
 /// A plain HTTP/1.1 exchange: the status, the headers (lower-cased) and the body.
 pub async fn http(addr: SocketAddr, request: &str) -> (u16, String, String) {
+    let (status, head, body) = http_exact(addr, request).await;
+    (status, head.to_ascii_lowercase(), body)
+}
+
+/// A plain HTTP/1.1 exchange: the status, the headers as sent and the body.
+pub async fn http_exact(addr: SocketAddr, request: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut reply = String::new();
@@ -74,7 +80,7 @@ pub async fn http(addr: SocketAddr, request: &str) -> (u16, String, String) {
         .unwrap();
     let (head, body) = reply.split_once("\r\n\r\n").unwrap();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head.to_ascii_lowercase(), body.to_owned())
+    (status, head.to_owned(), body.to_owned())
 }
 
 /// A JSON-RPC POST to the agent's endpoint with the extra `headers`
