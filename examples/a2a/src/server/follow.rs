@@ -116,7 +116,7 @@ impl<S: TaskStore> Follower<S> {
                 .store
                 .events_after(&self.task_id, self.last, page)
                 .await
-                .map_err(|err| ErrorObject::from(A2aError::internal(&err.to_string())))?;
+                .map_err(|err| ErrorObject::from(A2aError::from(err)))?;
             if stored.is_empty() {
                 let lost = A2aError::internal("the task's log lacks events its stream missed");
                 return Err(ErrorObject::from(lost));

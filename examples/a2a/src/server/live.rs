@@ -155,10 +155,7 @@ impl LiveState {
         let Some(task) = self.unstored.take() else {
             return Ok(());
         };
-        store
-            .create(&task, &self.owner)
-            .await
-            .map_err(store_failed)?;
+        store.create(&task, &self.owner).await?;
         self.tell(1, Some(StreamResponse::Task(task))).await;
         Ok(())
     }
@@ -230,7 +227,7 @@ impl LiveState {
         if self.status.state.is_terminal() {
             return Ok(());
         }
-        let seq = store.append(&self.id, &event).await.map_err(store_failed)?;
+        let seq = store.append(&self.id, &event).await?;
         self.size = self.size.saturating_add(event_size(&event));
         if let TaskEvent::Status(update) = &event {
             self.status = update.status.clone();
@@ -282,13 +279,4 @@ fn task_size(task: &Task) -> usize {
         .map(|a| parts_size(&a.parts))
         .sum();
     history + artifacts
-}
-
-pub(crate) fn store_failed(err: super::StoreError) -> A2aError {
-    match err {
-        super::StoreError::InvalidPageToken => {
-            A2aError::invalid_params("pageToken", "not a token this server gave out")
-        }
-        err => A2aError::internal(&err.to_string()),
-    }
 }

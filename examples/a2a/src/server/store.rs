@@ -7,6 +7,8 @@ use std::future::Future;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::error::A2aError;
+
 use crate::types::{
     Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent,
 };
@@ -182,6 +184,19 @@ impl std::fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+impl From<StoreError> for A2aError {
+    /// What a caller gets when the store fails it: `-32602` for a page
+    /// token the store did not give out, `-32603` for anything else.
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::InvalidPageToken => {
+                A2aError::invalid_params("pageToken", "not a token this server gave out")
+            }
+            err => A2aError::internal(&err.to_string()),
+        }
+    }
+}
 
 /// The status timestamp of `task`, when it has a readable one.
 pub fn status_time(task: &Task) -> Option<OffsetDateTime> {

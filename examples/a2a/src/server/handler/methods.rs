@@ -8,7 +8,7 @@ use super::{RequestHandler, owner};
 use crate::api::A2a;
 use crate::error::A2aError;
 use crate::server::follow::{Ends, follow};
-use crate::server::live::{TurnState, store_failed};
+use crate::server::live::TurnState;
 use crate::server::store::{TaskQuery, TaskStore, TaskView};
 use crate::server::validate::{history_length, page_size};
 use crate::server::{AgentExecutor, Caller};
@@ -106,7 +106,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
                 without_artifacts: !request.include_artifacts.unwrap_or(false),
             },
         };
-        let page = self.shared.store.list(&query).await.map_err(store_failed)?;
+        let page = self.shared.store.list(&query).await?;
         Ok(ListTasksResponse {
             tasks: page.tasks,
             next_page_token: page.next_page_token.unwrap_or_default(),
@@ -178,8 +178,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         self.check_owner(&request.task_id, cx).await?;
         push.configs
             .get(&request.task_id, &request.id)
-            .await
-            .map_err(store_failed)?
+            .await?
             // The specification's answer to a configuration that is not there.
             .ok_or_else(|| A2aError::task_not_found(&request.task_id))
     }
@@ -192,11 +191,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         let push = self.pusher()?;
         self.check_owner(&request.task_id, cx).await?;
         // One page always holds them all: a task has at most MAX_CONFIGS_PER_TASK.
-        let configs = push
-            .configs
-            .list(&request.task_id)
-            .await
-            .map_err(store_failed)?;
+        let configs = push.configs.list(&request.task_id).await?;
         Ok(ListTaskPushNotificationConfigsResponse {
             configs,
             next_page_token: String::new(),
@@ -213,10 +208,7 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         // Under the task's lock, as its updates are pushed: once this
         // answers, no update goes to the webhook, not even one on its way.
         let _state = live.lock().await;
-        push.configs
-            .delete(&request.task_id, &request.id)
-            .await
-            .map_err(store_failed)?;
+        push.configs.delete(&request.task_id, &request.id).await?;
         push.sender.forget(&request.task_id, &request.id);
         Ok(serde_json::Value::Object(serde_json::Map::new()))
     }

@@ -19,7 +19,7 @@ use typed_rpc::{BuildError, Context, Router};
 use super::auth::{BearerAuth, Caller};
 use super::dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES, SeenMessages};
 use super::limits::TaskLimits;
-use super::live::{LiveSettings, LiveState, LiveTask, store_failed};
+use super::live::{LiveSettings, LiveState, LiveTask};
 use super::modes::Modes;
 use super::notifier::PushNotifier;
 use super::protocol::ProtocolLayer;
@@ -255,8 +255,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         self.shared
             .store
             .load(id, owner, view)
-            .await
-            .map_err(store_failed)?
+            .await?
             .ok_or_else(|| A2aError::task_not_found(id))
     }
 
