@@ -63,8 +63,6 @@ pub(crate) struct LiveState {
     pub(crate) id: String,
     pub(crate) context_id: String,
     pub(crate) status: TaskStatus,
-    /// The number of the latest event stored (0: not stored yet).
-    pub(crate) seq: Seq,
     /// A new task not stored yet: its agent has published nothing.
     unstored: Option<Task>,
     /// Bytes of content in the task's history and artifacts.
@@ -100,19 +98,13 @@ impl LiveState {
         Arc::new(Mutex::new(state))
     }
 
-    /// A task read from the store at event `seq`, made live here.
-    pub(crate) fn stored(
-        task: &Task,
-        seq: Seq,
-        owner: String,
-        settings: &LiveSettings,
-    ) -> Arc<LiveTask> {
+    /// A task read from the store, made live here.
+    pub(crate) fn stored(task: &Task, owner: String, settings: &LiveSettings) -> Arc<LiveTask> {
         let turn = TurnState::Task {
             id: task.id.clone(),
             state: task.status.state,
         };
         let mut state = LiveState::of(task, owner, settings, turn);
-        state.seq = seq;
         state.size = task_size(task);
         Arc::new(Mutex::new(state))
     }
@@ -122,7 +114,6 @@ impl LiveState {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
             status: task.status.clone(),
-            seq: 0,
             unstored: None,
             size: 0,
             max_size: settings.max_task_size,
@@ -239,7 +230,6 @@ impl LiveState {
     /// Pushes and broadcasts the event `seq` (stored already), and moves
     /// the turn on when the task's state changed.
     async fn tell(&mut self, seq: Seq, event: Option<StreamResponse>) {
-        self.seq = seq;
         if let (Some(push), Some(event)) = (&self.push, &event) {
             push.notify(&self.id, event).await;
         }

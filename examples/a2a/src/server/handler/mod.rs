@@ -277,8 +277,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             }
             return Ok(live);
         }
-        let Snapshot { task, seq } = self.load(id, owner, TaskView::default()).await?;
-        let make = || LiveState::stored(&task, seq, owner.to_owned(), &self.live_settings());
+        let task = self.load(id, owner, TaskView::default()).await?.task;
+        let make = || LiveState::stored(&task, owner.to_owned(), &self.live_settings());
         if task.status.state.is_terminal() {
             return Ok(make());
         }
