@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use futures_util::stream::{self, BoxStream, StreamExt};
 use tokio::sync::broadcast::{self, error::RecvError};
-use typed_rpc::{ErrorObject, RpcResult};
 
 use super::live::Published;
 use super::store::{Seq, TaskStore};
@@ -30,7 +29,7 @@ pub(crate) fn follow<S: TaskStore>(
     from: Seq,
     events: broadcast::Receiver<Published>,
     ends: Ends,
-) -> BoxStream<'static, RpcResult<StreamResponse>> {
+) -> BoxStream<'static, Result<StreamResponse, A2aError>> {
     let follower = Follower {
         store,
         task_id,
@@ -63,7 +62,7 @@ struct Follower<S> {
 }
 
 impl<S: TaskStore> Follower<S> {
-    async fn next(&mut self) -> Option<RpcResult<StreamResponse>> {
+    async fn next(&mut self) -> Option<Result<StreamResponse, A2aError>> {
         loop {
             if self.ended {
                 return None;
@@ -90,7 +89,7 @@ impl<S: TaskStore> Follower<S> {
     /// The event after `last` (or a reply, numbered 0): caught up, held,
     /// or new from the broadcast, a gap before it filled from the log
     /// first. `None` once the task's broadcast is gone.
-    async fn next_in_order(&mut self) -> Result<Option<Published>, ErrorObject> {
+    async fn next_in_order(&mut self) -> Result<Option<Published>, A2aError> {
         loop {
             if let Some(published) = self.caught_up.pop_front() {
                 return Ok(Some(published));
@@ -115,11 +114,11 @@ impl<S: TaskStore> Follower<S> {
             let stored = self
                 .store
                 .events_after(&self.task_id, self.last, page)
-                .await
-                .map_err(|err| ErrorObject::from(A2aError::from(err)))?;
+                .await?;
             if stored.is_empty() {
-                let lost = A2aError::internal("the task's log lacks events its stream missed");
-                return Err(ErrorObject::from(lost));
+                return Err(A2aError::internal(
+                    "the task's log lacks events its stream missed",
+                ));
             }
             self.caught_up
                 .extend(stored.into_iter().map(|stored| Published {

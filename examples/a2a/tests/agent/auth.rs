@@ -142,10 +142,11 @@ async fn a_task_is_seen_only_by_the_caller_that_created_it() {
             id: task.id.clone(),
         })
         .await;
-    let code = subscribe
-        .err()
-        .and_then(|e| e.rpc_error().map(|e| e.code()));
-    assert_eq!(code, Some(-32001));
+    assert!(
+        matches!(subscribe, Err(CallError::App(A2aError::TaskNotFound(_)))),
+        "the typed error of the stream's call: {:?}",
+        subscribe.err()
+    );
     let bobs = bob.list_tasks(ListTasksRequest::default()).await.unwrap();
     assert_eq!(bobs.total_size, 0);
     // A message from bob continuing alice's task is refused the same way.

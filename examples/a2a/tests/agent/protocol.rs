@@ -256,7 +256,7 @@ async fn the_auth_layer_names_the_caller_once_even_without_the_http_gate() {
 
 // ---------------------------------------------------------------------------
 // What issue 28's framework items give the agent: `Accept` negotiation
-// (branch `firstday-server`) and absent params (branch `firstday-client`).
+// (branch `firstday-server`, still to land) and absent params.
 
 const STREAM_HELLO: &str = r#"{"jsonrpc":"2.0","id":3,"method":"SendStreamingMessage","params":{"message":{"messageId":"s-1","role":"ROLE_USER","parts":[{"text":"upper everyday clients"}]}}}"#;
 
@@ -295,7 +295,6 @@ async fn a_stream_answers_curl_s_accept_and_a_request_without_accept() {
 }
 
 #[tokio::test]
-#[ignore = "needs absent params for all-optional #[params] structs (branch firstday-client)"]
 async fn get_extended_agent_card_and_list_tasks_take_absent_params() {
     let addr = start_configured(None, |handler| {
         let extended = handler.card().clone();

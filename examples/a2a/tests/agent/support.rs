@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use typed_rpc::CallError;
 use typed_rpc::transport::http::HttpClient;
-use typed_rpc_a2a::A2aClient;
 use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
 use typed_rpc_a2a::server::{BearerAuth, InMemoryTaskStore, RequestHandler, new_id};
 use typed_rpc_a2a::text_agent::{TextAgent, card};
 use typed_rpc_a2a::types::*;
+use typed_rpc_a2a::{A2aClient, A2aError};
 
 /// The token of the agents started with [`start_with_token`].
 pub const TOKEN: &str = "t0ken";
@@ -149,7 +150,7 @@ pub fn status_text(task: &Task) -> Option<&str> {
 
 /// Every event of a stream, with a deadline.
 pub async fn collect(
-    mut events: typed_rpc::client::Subscription<StreamResponse>,
+    mut events: typed_rpc::client::Subscription<StreamResponse, CallError<A2aError>>,
 ) -> Vec<StreamResponse> {
     let mut all = Vec::new();
     let drained = tokio::time::timeout(Duration::from_secs(10), async {

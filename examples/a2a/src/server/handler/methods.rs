@@ -1,7 +1,7 @@
 //! The [`A2a`] methods of the request handler.
 
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
-use typed_rpc::{Context, RpcResult};
+use typed_rpc::Context;
 
 use super::send::answer;
 use super::{RequestHandler, owner};
@@ -43,7 +43,8 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         &self,
         cx: &Context,
         request: SendMessageRequest,
-    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
+    ) -> Result<impl Stream<Item = Result<StreamResponse, A2aError>> + Send + 'static, A2aError>
+    {
         let turn = self.send(cx, request, true).await?;
         match turn.events {
             Some((events, from)) => Ok(follow(
@@ -59,10 +60,8 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
                 TurnState::Replied(message) => {
                     Ok(stream::iter([Ok(StreamResponse::Message(message))]).boxed())
                 }
-                TurnState::Task { id, .. } => Ok(self.follow(&id, &owner(cx), true).await?),
-                TurnState::Pending => {
-                    Err(A2aError::internal("the turn ended without an answer").into())
-                }
+                TurnState::Task { id, .. } => self.follow(&id, &owner(cx), true).await,
+                TurnState::Pending => Err(A2aError::internal("the turn ended without an answer")),
             },
         }
     }
@@ -147,8 +146,9 @@ impl<E: AgentExecutor, S: TaskStore> A2a for RequestHandler<E, S> {
         &self,
         cx: &Context,
         request: SubscribeToTaskRequest,
-    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static> {
-        Ok(self.follow(&request.id, &owner(cx), false).await?)
+    ) -> Result<impl Stream<Item = Result<StreamResponse, A2aError>> + Send + 'static, A2aError>
+    {
+        self.follow(&request.id, &owner(cx), false).await
     }
 
     async fn create_task_push_notification_config(
@@ -256,7 +256,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         id: &str,
         owner: &str,
         retry: bool,
-    ) -> Result<BoxStream<'static, RpcResult<StreamResponse>>, A2aError> {
+    ) -> Result<BoxStream<'static, Result<StreamResponse, A2aError>>, A2aError> {
         let live = self.live(id, owner).await?;
         let state = live.lock().await;
         if state.status.state.is_terminal() && !retry {
