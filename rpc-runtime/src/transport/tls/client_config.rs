@@ -120,7 +120,7 @@ impl ClientTlsConfig {
     /// then sets the ALPN protocols it speaks.
     ///
     /// ```
-    /// use rpc_runtime::transport::tls::ClientTlsConfig;
+    /// use typed_rpc::transport::tls::ClientTlsConfig;
     ///
     /// let config = ClientTlsConfig::new().to_rustls();
     /// assert!(config.alpn_protocols.is_empty());

@@ -86,7 +86,7 @@ impl Cors {
     /// grant, so its browser keeps the response from it.
     ///
     /// ```
-    /// use rpc_runtime::transport::http::Cors;
+    /// use typed_rpc::transport::http::Cors;
     ///
     /// let cors = Cors::allow_origins(["https://app.example.com"])?;
     /// let mut request = http::HeaderMap::new();
@@ -100,7 +100,7 @@ impl Cors {
     /// let mut refused = http::HeaderMap::new();
     /// cors.write_response_headers(&request, &mut refused);
     /// assert!(refused.get("access-control-allow-origin").is_none());
-    /// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
+    /// # Ok::<(), typed_rpc::transport::http::CorsError>(())
     /// ```
     pub fn write_response_headers(&self, request: &HeaderMap, response: &mut HeaderMap) {
         let grant = request.get(ORIGIN).and_then(|origin| self.grant(origin));
