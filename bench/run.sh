@@ -12,7 +12,8 @@
 #   bench/run.sh eth         eth-node: batches of 100 eth_getBalance and newHeads fan-out
 #                            to 1 000 subscribers, typed-rpc against jsonrpsee (eth_bench)
 #   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
-#                            (SendMessage + GetTask, a 100-event stream; a2a_bench)
+#                            (SendMessage + GetTask, a 100-event stream, --runs times;
+#                            a 1 MB streamed upper, --big times; a2a_bench)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
 # stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.

@@ -8,6 +8,8 @@
 //! - `stream`: `SendStreamingMessage` whose task makes [`STREAM_EVENTS`]
 //!   events (the task, `working`, 97 artifact chunks, `completed`), read to
 //!   the end; one request a round.
+//! - [`big_stream`]: one `SendStreamingMessage` of a 1 MB `upper` (256
+//!   chunks of 4 KiB), read to its last event.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -204,6 +206,63 @@ async fn connect(addr: &str) -> Result<SendRequest<Full<Bytes>>, String> {
         .map_err(|e| e.to_string())?;
     tokio::spawn(connection);
     Ok(sender)
+}
+
+/// The words of [`big_stream`]: 1 MiB, which the agents cut in [`BIG_CHUNKS`] chunks.
+pub const BIG_WORDS: usize = 1 << 20;
+
+/// The chunks a text longer than 2 048 characters makes.
+pub const BIG_CHUNKS: usize = 256;
+
+/// One `SendStreamingMessage` of a [`BIG_WORDS`] `upper` to the endpoint
+/// `url`, on a connection of its own, read to the end: the time from the
+/// request's first byte to the stream's last, once it is checked to hold
+/// every chunk and the completed status.
+pub async fn big_stream(url: &str, message_id: &str) -> Result<Duration, String> {
+    let (addr, path) = split_url(url).ok_or("not an http:// URL")?;
+    let mut sender = connect(&addr).await?;
+    let words = "x".repeat(BIG_WORDS);
+    let body = rpc_body(
+        "SendStreamingMessage",
+        &format!(
+            r#"{{"message":{{"messageId":"{message_id}","role":"ROLE_USER","parts":[{{"text":"upper {words}"}}]}}}}"#
+        ),
+    );
+    let request = hyper::Request::post(path)
+        .header("host", &addr)
+        .header("content-type", "application/json")
+        .header("a2a-version", "1.0")
+        .header("accept", "text/event-stream")
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    sender.ready().await.map_err(|e| e.to_string())?;
+    let answer = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = answer.status();
+    let body = answer
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    let elapsed = started.elapsed();
+    let text = String::from_utf8_lossy(&body);
+    let chunks = text.matches("\"artifactUpdate\"").count();
+    let completed = text
+        .trim_end()
+        .rsplit("data:")
+        .next()
+        .is_some_and(|last| last.contains("TASK_STATE_COMPLETED"));
+    if status != 200 || chunks != BIG_CHUNKS || !completed {
+        return Err(format!(
+            "{status}, {chunks} chunks, completed: {completed}, {} bytes",
+            body.len()
+        ));
+    }
+    Ok(elapsed)
 }
 
 fn rpc_body(method: &str, params: &str) -> String {

@@ -3,7 +3,7 @@
 //! [`A2aClient`] is the library's A2A client.
 
 use futures_util::Stream;
-use typed_rpc::{Context, RpcResult, rpc};
+use typed_rpc::{Context, rpc};
 
 use crate::error::A2aError;
 use crate::types::*;
@@ -25,13 +25,14 @@ pub trait A2a {
 
     /// As `SendMessage`, answered with every event of the task as it
     /// happens: the task first, its terminal or interrupted status last.
-    /// Errors are [`A2aError`]s as error objects.
+    /// The client gets the refusal of the call, and an error ending the
+    /// stream, as the typed [`A2aError`] (`CallError::App`).
     #[method(name = "SendStreamingMessage", stream)]
     async fn send_streaming_message(
         &self,
         #[context] cx: &Context,
         #[params] request: SendMessageRequest,
-    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static>;
+    ) -> Result<impl Stream<Item = Result<StreamResponse, A2aError>> + Send + 'static, A2aError>;
 
     /// The task, with at most `historyLength` history messages.
     #[method(name = "GetTask")]
@@ -63,7 +64,7 @@ pub trait A2a {
         &self,
         #[context] cx: &Context,
         #[params] request: SubscribeToTaskRequest,
-    ) -> RpcResult<impl Stream<Item = RpcResult<StreamResponse>> + Send + 'static>;
+    ) -> Result<impl Stream<Item = Result<StreamResponse, A2aError>> + Send + 'static, A2aError>;
 
     /// Registers a webhook for a task's updates.
     #[method(name = "CreateTaskPushNotificationConfig")]

@@ -93,11 +93,44 @@ impl A2aError {
         ))
     }
 
-    /// `-32009` for the version the client asked for.
+    /// `-32005`, saying which media types do not meet.
+    pub fn content_type_not_supported(detail: &str) -> Self {
+        A2aError::ContentTypeNotSupported(ErrorDetails::new(
+            "CONTENT_TYPE_NOT_SUPPORTED",
+            [("detail", detail)],
+        ))
+    }
+
+    /// `-32008` for the extension `uri`, which the agent requires.
+    pub fn extension_support_required(uri: &str) -> Self {
+        A2aError::ExtensionSupportRequired(ErrorDetails::new(
+            "EXTENSION_SUPPORT_REQUIRED",
+            [("extension", uri)],
+        ))
+    }
+
+    /// `-32009` for the version the client asked for; `supported` lists
+    /// the versions spoken here.
     pub fn version_not_supported(version: &str) -> Self {
         A2aError::VersionNotSupported(ErrorDetails::new(
             "VERSION_NOT_SUPPORTED",
             [("version", version), ("supported", crate::PROTOCOL_VERSION)],
+        ))
+    }
+
+    /// `-32009` for a request without `A2A-Version`, which the
+    /// specification reads as 0.3.
+    pub fn version_missing() -> Self {
+        A2aError::VersionNotSupported(ErrorDetails::new(
+            "VERSION_NOT_SUPPORTED",
+            [
+                ("version", "0.3"),
+                ("supported", crate::PROTOCOL_VERSION),
+                (
+                    "detail",
+                    "a request without an A2A-Version header speaks 0.3; send A2A-Version: 1.0",
+                ),
+            ],
         ))
     }
 

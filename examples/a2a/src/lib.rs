@@ -6,7 +6,7 @@
 //! - [`server`]: the side that keeps tasks, so an agent author writes only
 //!   an [`server::AgentExecutor`];
 //! - [`client`]: a client for an agent's card;
-//! - [`http`]: the HTTP app (card, endpoint, version check, bearer auth);
+//! - [`http`]: the HTTP app (the card, the endpoint, bearer auth, CORS);
 //! - [`text_agent`]: the example agent the `text-agent` binary serves;
 //! - [`tck_agent`]: the A2A TCK's scenarios, `text-agent --tck`.
 

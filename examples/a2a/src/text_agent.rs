@@ -6,8 +6,11 @@ use std::time::Duration;
 use crate::server::{AgentExecutor, EventSink, RequestContext, TurnEnded};
 use crate::types::{AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState};
 
-/// The most characters of one artifact chunk.
+/// The characters of one artifact chunk of a short text.
 const CHUNK_CHARS: usize = 8;
+
+/// The most chunks one text makes: a longer text makes longer chunks.
+const MAX_CHUNKS: usize = 256;
 
 /// Time between two steps of `slow`.
 const STEP: Duration = Duration::from_millis(100);
@@ -27,6 +30,8 @@ pub fn card(endpoint: &str) -> AgentCard {
         description: description.into(),
         tags: vec!["text".into()],
         examples: vec![example.into()],
+        input_modes: Vec::new(),
+        output_modes: Vec::new(),
     };
     AgentCard {
         name: "text agent".into(),
@@ -44,6 +49,7 @@ pub fn card(endpoint: &str) -> AgentCard {
             streaming: Some(true),
             push_notifications: Some(false),
             extended_agent_card: Some(false),
+            extensions: Vec::new(),
         },
         security_schemes: Default::default(),
         security_requirements: Vec::new(),
@@ -137,22 +143,36 @@ async fn upper(events: &EventSink, words: &str) -> Result<(), TurnEnded> {
     events
         .status(TaskState::Working, Some("upper-casing"))
         .await?;
-    let loud: Vec<char> = words.to_uppercase().chars().collect();
-    let chunks: Vec<String> = loud
-        .chunks(CHUNK_CHARS)
-        .map(|c| c.iter().collect())
-        .collect();
-    let chunks = if chunks.is_empty() {
-        vec![String::new()]
-    } else {
-        chunks
-    };
+    let loud = words.to_uppercase();
+    let chunks = chunks(&loud);
     for (i, chunk) in chunks.iter().enumerate() {
         events
             .text_chunk("upper", "result", chunk, i > 0, i + 1 == chunks.len())
             .await?;
     }
     events.status(TaskState::Completed, None).await
+}
+
+/// `text` in chunks of [`CHUNK_CHARS`] characters, or of as many more as
+/// keep them to [`MAX_CHUNKS`]; one empty chunk for an empty text.
+fn chunks(text: &str) -> Vec<&str> {
+    let chars = text.chars().count();
+    let size = CHUNK_CHARS.max(chars.div_ceil(MAX_CHUNKS));
+    let mut chunks = Vec::with_capacity(chars.div_ceil(size).max(1));
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .nth(size)
+            .map_or(rest.len(), |(at, _)| at);
+        let (chunk, after) = rest.split_at(end);
+        chunks.push(chunk);
+        rest = after;
+    }
+    if chunks.is_empty() {
+        chunks.push("");
+    }
+    chunks
 }
 
 async fn slow(events: &EventSink, steps: u32) -> Result<(), TurnEnded> {
@@ -163,4 +183,22 @@ async fn slow(events: &EventSink, steps: u32) -> Result<(), TurnEnded> {
             .await?;
     }
     events.status(TaskState::Completed, None).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_texts_chunk_by_eight_and_long_ones_in_at_most_256_chunks() {
+        assert_eq!(chunks("ABCDEFGHIJ"), ["ABCDEFGH", "IJ"]);
+        assert_eq!(chunks(""), [""]);
+        assert_eq!(chunks("ÄÖÜ"), ["ÄÖÜ"]);
+        let long = "x".repeat(1_000_000);
+        let long_chunks = chunks(&long);
+        assert_eq!(long_chunks.len(), 256);
+        assert_eq!(long_chunks.concat(), long);
+        assert_eq!(chunks(&"y".repeat(2048)).len(), 256);
+        assert_eq!(chunks(&"y".repeat(2049)).len(), 228);
+    }
 }

@@ -10,19 +10,21 @@
 //! are there already (`.ci/run` installs them first, so an unreachable PyPI
 //! fails CI early and plainly). Python 3 with pip must be on `PATH`.
 
+#[path = "common/agent_process.rs"]
+mod agent_process;
 #[path = "../../../tests/support/process.rs"]
 mod process;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-/// How long the agent may take to print its card URL, and a scenario to run.
+use agent_process::Agent;
+
+/// How long a scenario may take to run.
 const PATIENCE: Duration = Duration::from_secs(90);
 /// How long installing the pinned packages may take.
 const INSTALL_LIMIT: Duration = Duration::from_secs(600);
@@ -115,120 +117,45 @@ fn python_packages() -> &'static Path {
 // ---------------------------------------------------------------------------
 // The agent.
 
-/// A running `text-agent`, killed when dropped, also when the test fails.
-struct Agent {
-    child: Child,
-    /// `http://ADDR`, from its `listening on` line.
-    base: String,
-    /// The card URL, from its `agent card:` line.
-    card: String,
+/// Starts `reference_agent.py`, the same agent written with the SDK's own
+/// server classes, on a port of its own.
+fn reference_agent() -> Agent {
+    let mut command = Command::new("python3");
+    command
+        .current_dir(python_dir())
+        .env("PYTHONPATH", python_packages())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONUNBUFFERED", "1")
+        .arg(python_dir().join("reference_agent.py"))
+        .args(["--listen", "127.0.0.1:0"]);
+    Agent::spawn(command)
 }
 
-impl Agent {
-    /// Starts `text-agent --listen 127.0.0.1:0 <args>` and reads the two lines it prints.
-    fn start(args: &[&str]) -> Agent {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_text-agent"));
-        command.args(["--listen", "127.0.0.1:0"]).args(args);
-        Agent::spawn(command)
+/// `sdk_client.py <card> <scenario> [--token TOKEN]` against `agent`: what the SDK observed.
+fn observe_with(agent: &Agent, scenario: &str, token: Option<&str>) -> Value {
+    let mut command = Command::new("python3");
+    command
+        .current_dir(python_dir())
+        .env("PYTHONPATH", python_packages())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(python_dir().join("sdk_client.py"))
+        .args([agent.card.as_str(), scenario]);
+    if let Some(token) = token {
+        command.args(["--token", token]);
     }
-
-    /// Starts `reference_agent.py`, the same agent written with the SDK's
-    /// own server classes, on a port of its own.
-    fn reference() -> Agent {
-        let mut command = Command::new("python3");
-        command
-            .current_dir(python_dir())
-            .env("PYTHONPATH", python_packages())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONUNBUFFERED", "1")
-            .arg(python_dir().join("reference_agent.py"))
-            .args(["--listen", "127.0.0.1:0"]);
-        Agent::spawn(command)
-    }
-
-    /// Runs `command`, an agent, and reads the two lines it prints.
-    fn spawn(mut command: Command) -> Agent {
-        let shown = format!("{command:?}");
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|err| panic!("cannot start {shown}: {err}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (lines_tx, lines) = mpsc::channel();
-        // Read to the end, long after the two lines are taken: an agent
-        // writing to a closed pipe would fail.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = lines_tx.send(line);
-            }
-        });
-        // Built before reading, so that a failed start still kills the child.
-        let mut agent = Agent {
-            child,
-            base: String::new(),
-            card: String::new(),
-        };
-        let next_line = |what: &str| match lines.recv_timeout(PATIENCE) {
-            Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                panic!("{shown} printed no `{what}` line within {PATIENCE:?}")
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                panic!("{shown} closed its stdout before printing `{what}`")
-            }
-        };
-        let listening = next_line("listening on");
-        let card = next_line("agent card:");
-        agent.base = listening
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{shown} first printed {listening:?}"))
-            .to_owned();
-        agent.card = card
-            .strip_prefix("agent card: ")
-            .unwrap_or_else(|| panic!("{shown} then printed {card:?}"))
-            .to_owned();
-        assert_eq!(
-            agent.card,
-            format!("{}/.well-known/agent-card.json", agent.base)
-        );
-        agent
-    }
-
-    /// `sdk_client.py <card> <scenario> [--token TOKEN]`: what the SDK observed.
-    fn observe(&self, scenario: &str, token: Option<&str>) -> Value {
-        let mut command = Command::new("python3");
-        command
-            .current_dir(python_dir())
-            .env("PYTHONPATH", python_packages())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .arg(python_dir().join("sdk_client.py"))
-            .args([self.card.as_str(), scenario]);
-        if let Some(token) = token {
-            command.args(["--token", token]);
-        }
-        let (ok, stdout, stderr) = process::bounded(command, PATIENCE);
-        assert!(ok, "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}");
-        let report = stdout.lines().last().unwrap_or_default();
-        let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
-            panic!("sdk_client.py {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")
-        });
-        assert_eq!(report["scenario"], scenario);
-        report
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let (ok, stdout, stderr) = process::bounded(command, PATIENCE);
+    assert!(ok, "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}");
+    let report = stdout.lines().last().unwrap_or_default();
+    let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
+        panic!("sdk_client.py {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")
+    });
+    assert_eq!(report["scenario"], scenario);
+    report
 }
 
 /// The one scenario against an agent of its own.
 fn observe(scenario: &str) -> Value {
-    Agent::start(&[]).observe(scenario, None)
+    observe_with(&Agent::start(&[]), scenario, None)
 }
 
 // ---------------------------------------------------------------------------
@@ -278,7 +205,7 @@ const HELLO: &str = "hello, I am the text agent";
 #[test]
 fn the_sdk_resolves_the_card_and_picks_the_jsonrpc_interface() {
     let agent = Agent::start(&[]);
-    let card = agent.observe("card", None);
+    let card = observe_with(&agent, "card", None);
     assert_eq!(
         card["interfaces"],
         serde_json::json!([{
@@ -469,7 +396,7 @@ fn an_ambiguous_request_asks_for_input_and_the_answer_continues_the_task() {
 #[test]
 fn a_bearer_token_is_required_when_the_agent_has_one() {
     let agent = Agent::start(&["--token", TOKEN]);
-    let seen = agent.observe("auth", Some(TOKEN));
+    let seen = observe_with(&agent, "auth", Some(TOKEN));
     assert_ne!(seen["securitySchemes"], serde_json::json!([]), "{seen}");
     assert_ne!(
         seen["securityRequirements"],
@@ -489,7 +416,7 @@ fn a_bearer_token_is_required_when_the_agent_has_one() {
 #[test]
 fn the_sdk_gets_the_extended_card_with_its_token() {
     let agent = Agent::start(&["--token", TOKEN, "--extended-card"]);
-    let seen = agent.observe("extended-card", Some(TOKEN));
+    let seen = observe_with(&agent, "extended-card", Some(TOKEN));
     assert_eq!(seen["publicExtendedAgentCard"], true, "{seen}");
     assert_eq!(seen["publicProvider"], "", "{seen}");
     assert_eq!(seen["extendedProvider"], "typed-rpc examples", "{seen}");
@@ -503,7 +430,7 @@ fn the_sdk_gets_the_extended_card_with_its_token() {
 
 #[test]
 fn the_sdk_sets_gets_lists_and_deletes_a_webhook_that_gets_the_updates() {
-    let seen = Agent::start(&["--push"]).observe("push-configs", None);
+    let seen = observe_with(&Agent::start(&["--push"]), "push-configs", None);
     assert_eq!(seen["pushNotifications"], true, "{seen}");
     let id = text(&seen["createdId"]);
     assert!(!id.is_empty(), "{seen}");
@@ -547,7 +474,7 @@ mod our_client {
 
     use typed_rpc_a2a::types::*;
 
-    use super::Agent;
+    use super::{Agent, reference_agent};
 
     fn user(text: &str) -> Message {
         Message::text(Role::User, typed_rpc_a2a::server::new_id(), text)
@@ -600,7 +527,7 @@ mod our_client {
 
     #[test]
     fn sends_streams_gets_lists_and_cancels_on_the_sdk_s_agent() {
-        let agent = Agent::reference();
+        let agent = reference_agent();
         runtime().block_on(async {
             let client = client(&agent).await;
 

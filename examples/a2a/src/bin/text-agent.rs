@@ -1,18 +1,24 @@
 //! The text agent over HTTP: `text-agent [--listen ADDR] [--token TOKEN]
-//! [--extended-card] [--push] [--push-host HOST]... [--tck]`
-//! (`--extended-card`: serve `GetExtendedAgentCard` to callers with the
-//! token; `--push`: push task updates to the callers' webhooks, on any host
-//! unless `--push-host` names the only ones; `--tck`: answer the A2A TCK's
-//! scenarios instead of the text skills).
+//! [--extended-card] [--push] [--push-host HOST]... [--allow-origin ORIGIN]...
+//! [--lenient-version] [--tck]`
+//! (`--extended-card`: serve `GetExtendedAgentCard`, to callers with the
+//! token when there is one; `--push`: push task updates to the callers'
+//! webhooks, on any host unless `--push-host` names the only ones;
+//! `--allow-origin`: let pages of that origin (`*`: any) read the card and
+//! call the agent; `--lenient-version`: serve requests without
+//! `A2A-Version` as 1.0; `--tck`: answer the A2A TCK's scenarios instead of
+//! the text skills).
 //! Prints where it listens and its card's URL, serves until SIGTERM or
 //! Ctrl-C, then lets the requests in flight finish.
 
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use typed_rpc_a2a::http::{CARD_PATH, ENDPOINT_PATH, app, with_bearer};
+use typed_rpc::transport::http::Cors;
+use typed_rpc_a2a::http::{App, CARD_PATH, ENDPOINT_PATH, with_bearer};
 use typed_rpc_a2a::server::{
-    BearerAuth, InMemoryPushConfigStore, InMemoryTaskStore, PushSettings, RequestHandler,
+    AgentExecutor, BearerAuth, InMemoryPushConfigStore, InMemoryTaskStore, PushSettings,
+    RequestHandler,
 };
 use typed_rpc_a2a::tck_agent::TckAgent;
 use typed_rpc_a2a::text_agent::{TextAgent, card, extended_card};
@@ -20,12 +26,17 @@ use typed_rpc_a2a::text_agent::{TextAgent, card, extended_card};
 /// How long the requests in flight get to finish after the signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+const USAGE: &str = "usage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--push] \
+[--push-host HOST]... [--allow-origin ORIGIN]... [--lenient-version] [--tck]";
+
 struct Options {
     listen: String,
     token: Option<String>,
     extended_card: bool,
     push: bool,
     push_hosts: Vec<String>,
+    origins: Vec<String>,
+    lenient_version: bool,
     tck: bool,
 }
 
@@ -36,6 +47,8 @@ fn options() -> Result<Options, String> {
         extended_card: false,
         push: false,
         push_hosts: Vec::new(),
+        origins: Vec::new(),
+        lenient_version: false,
         tck: false,
     };
     let mut args = std::env::args().skip(1);
@@ -50,6 +63,8 @@ fn options() -> Result<Options, String> {
                 options.push = true;
                 options.push_hosts.push(value()?);
             }
+            "--allow-origin" => options.origins.push(value()?),
+            "--lenient-version" => options.lenient_version = true,
             "--tck" => options.tck = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -57,40 +72,59 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
+/// The agent's app: `handler` set up as `options` say.
+fn serve<E: AgentExecutor>(
+    mut handler: RequestHandler<E, InMemoryTaskStore>,
+    options: &Options,
+    endpoint: &str,
+) -> Result<axum::Router, Box<dyn std::error::Error>> {
+    if options.extended_card {
+        let mut extended = extended_card(endpoint);
+        if options.token.is_some() {
+            extended = with_bearer(extended);
+        }
+        handler = handler.with_extended_card(extended);
+    }
+    if options.push {
+        let mut settings = PushSettings::default();
+        if !options.push_hosts.is_empty() {
+            settings = settings.allow_hosts(options.push_hosts.iter().cloned());
+        }
+        handler = handler.with_push_notifications(InMemoryPushConfigStore::new(), settings);
+    }
+    let mut app = App::new(handler.lenient_version(options.lenient_version));
+    if let Some(token) = &options.token {
+        app = app.auth(BearerAuth::default().token(token, "operator"));
+    }
+    if options.origins.iter().any(|origin| origin == "*") {
+        app = app.cors(Cors::allow_any_origin());
+    } else if !options.origins.is_empty() {
+        app = app.cors(Cors::allow_origins(&options.origins)?);
+    }
+    Ok(app.build()?)
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let options = options().map_err(|err| {
-        format!(
-            "{err}\nusage: text-agent [--listen ADDR] [--token TOKEN] [--extended-card] [--push] [--push-host HOST]... [--tck]"
-        )
-    })?;
+    let options = options().map_err(|err| format!("{err}\n{USAGE}"))?;
     let listener = TcpListener::bind(&options.listen).await?;
     let addr = listener.local_addr()?;
     let endpoint = format!("http://{addr}{ENDPOINT_PATH}");
     let mut agent_card = card(&endpoint);
-    let auth = options
-        .token
-        .map(|token| BearerAuth::default().token(token, "operator"));
-    if auth.is_some() {
+    if options.token.is_some() {
         agent_card = with_bearer(agent_card);
     }
+    let store = InMemoryTaskStore::new();
     let app = if options.tck {
         // The TCK sends one messageId per scenario for a whole run.
-        let handler = RequestHandler::new(TckAgent, InMemoryTaskStore::new(), agent_card);
-        app(handler.deduplicate_messages(false), auth)?
+        let handler = RequestHandler::new(TckAgent, store, agent_card);
+        serve(handler.deduplicate_messages(false), &options, &endpoint)?
     } else {
-        let mut handler = RequestHandler::new(TextAgent, InMemoryTaskStore::new(), agent_card);
-        if options.extended_card {
-            handler = handler.with_extended_card(with_bearer(extended_card(&endpoint)));
-        }
-        if options.push {
-            let mut settings = PushSettings::default();
-            if !options.push_hosts.is_empty() {
-                settings = settings.allow_hosts(options.push_hosts);
-            }
-            handler = handler.with_push_notifications(InMemoryPushConfigStore::new(), settings);
-        }
-        app(handler, auth)?
+        serve(
+            RequestHandler::new(TextAgent, store, agent_card),
+            &options,
+            &endpoint,
+        )?
     };
     println!("listening on http://{addr}");
     println!("agent card: http://{addr}{CARD_PATH}");

@@ -5,6 +5,7 @@ use std::future::Future;
 
 use tokio::sync::mpsc;
 
+use super::Caller;
 use crate::types::{Artifact, Message, Part, Role, Task, TaskState};
 
 /// An agent. The request handler calls `execute` once per turn: for a new
@@ -41,13 +42,9 @@ pub struct RequestContext {
     pub task: Option<Task>,
     /// Who sent the request, when the server authenticates callers.
     pub caller: Option<Caller>,
-}
-
-/// An authenticated caller.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Caller {
-    /// The name the server's authentication gives the caller.
-    pub name: String,
+    /// The extensions in force for the request: those it names in
+    /// `A2A-Extensions` that the agent's card declares.
+    pub extensions: Vec<String>,
 }
 
 /// What an agent publishes.

@@ -1,22 +1,25 @@
-//! A task being worked on in this process: its latest state behind a lock,
-//! the broadcast its subscribers read, the turn that runs, and the driver
-//! that turns an agent's events into stored task updates.
+//! A task being worked on in this process: what it is now (its status,
+//! the number of its latest event, its size) behind a lock, the broadcast
+//! its subscribers read, and the turn that runs. The task itself is in
+//! the store: an event is appended there, pushed and broadcast, and costs
+//! what the event weighs, whatever the task's size.
 
 use std::sync::Arc;
 
-use tokio::sync::{Mutex, broadcast, mpsc, watch};
+use tokio::sync::{Mutex, broadcast, watch};
 use tokio::task::AbortHandle;
 
-use super::executor::AgentEvent;
+use super::limits::{message_size, parts_size};
 use super::notifier::PushNotifier;
-use super::store::TaskStore;
+use super::store::{Seq, TaskEvent, TaskStore};
 use crate::error::A2aError;
 use crate::types::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
     TaskStatusUpdateEvent,
 };
 
-/// Events a subscriber may fall behind by before its stream ends.
+/// Events a subscriber may fall behind by before it catches up from the
+/// store's log instead.
 const SUBSCRIBER_BACKLOG: usize = 256;
 
 /// How one turn stands, as `SendMessage` waits for it.
@@ -26,8 +29,8 @@ pub(crate) enum TurnState {
     Pending,
     /// The agent answered with a message; there is no task.
     Replied(Message),
-    /// The task, as it stands after the latest event.
-    Task(Task),
+    /// The task (in the store) is in this state.
+    Task { id: String, state: TaskState },
 }
 
 impl TurnState {
@@ -36,237 +39,234 @@ impl TurnState {
         match self {
             TurnState::Pending => false,
             TurnState::Replied(_) => true,
-            TurnState::Task(task) => task.status.state.ends_turn(),
+            TurnState::Task { state, .. } => state.ends_turn(),
         }
     }
 }
 
-/// A task being worked on here.
-pub(crate) struct LiveTask {
-    pub(crate) state: Mutex<LiveState>,
-    pub(crate) events: broadcast::Sender<StreamResponse>,
+/// One event as the broadcast carries it: its number in the task's log
+/// (0 for a reply, which has no task) and what subscribers see of it
+/// (`None` for a user's message continuing the task).
+#[derive(Clone, Debug)]
+pub(crate) struct Published {
+    pub(crate) seq: Seq,
+    pub(crate) event: Option<StreamResponse>,
 }
 
-/// What is behind a live task's lock. Every change is made, stored and
+/// A task being worked on here.
+pub(crate) type LiveTask = Mutex<LiveState>;
+
+/// What is behind a live task's lock. Every event is appended, pushed and
 /// broadcast while it is held, so a subscriber that reads the task and
 /// subscribes under it misses nothing and sees nothing twice.
 pub(crate) struct LiveState {
-    pub(crate) task: Task,
+    pub(crate) id: String,
+    pub(crate) context_id: String,
+    pub(crate) status: TaskStatus,
+    /// A new task not stored yet: its agent has published nothing.
+    unstored: Option<Task>,
+    /// Bytes of content in the task's history and artifacts.
+    size: usize,
+    /// The most content the task may hold.
+    max_size: usize,
     /// Who created the task (`""` without authentication): only they see it.
     pub(crate) owner: String,
     /// Where the task's updates are pushed, when the handler pushes them.
-    pub(crate) push: Option<Arc<PushNotifier>>,
+    push: Option<Arc<PushNotifier>>,
     /// The running turn's agent, stopped on cancel.
     pub(crate) running: Option<AbortHandle>,
     /// The current turn's state, for `SendMessage` to wait on.
     pub(crate) turn: watch::Sender<TurnState>,
+    events: broadcast::Sender<Published>,
 }
 
-impl LiveTask {
-    /// A live task starting from `task`, owned by `owner`, its updates
-    /// pushed through `push`.
-    pub(crate) fn new(
-        task: Task,
-        owner: String,
-        push: Option<Arc<PushNotifier>>,
-        turn: TurnState,
-    ) -> Arc<Self> {
-        let (events, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
-        Arc::new(LiveTask {
-            state: Mutex::new(LiveState {
-                task,
-                owner,
-                push,
-                running: None,
-                turn: watch::channel(turn).0,
-            }),
-            events,
-        })
-    }
+/// Where a live task's events go and the most it may hold: what every
+/// live task of one handler shares.
+#[derive(Clone)]
+pub(crate) struct LiveSettings {
+    pub(crate) push: Option<Arc<PushNotifier>>,
+    pub(crate) max_task_size: usize,
 }
 
 impl LiveState {
-    /// Moves the task to `state`, stores it and tells everyone. Nothing
-    /// changes a task that has ended.
+    /// A new task, not stored until its agent publishes, owned by `owner`.
+    pub(crate) fn new_task(task: Task, owner: String, settings: &LiveSettings) -> Arc<LiveTask> {
+        let size = task.history.iter().flatten().map(message_size).sum();
+        let mut state = LiveState::of(&task, owner, settings, TurnState::Pending);
+        state.size = size;
+        state.unstored = Some(task);
+        Arc::new(Mutex::new(state))
+    }
+
+    /// A task read from the store, made live here.
+    pub(crate) fn stored(task: &Task, owner: String, settings: &LiveSettings) -> Arc<LiveTask> {
+        let turn = TurnState::Task {
+            id: task.id.clone(),
+            state: task.status.state,
+        };
+        let mut state = LiveState::of(task, owner, settings, turn);
+        state.size = task_size(task);
+        Arc::new(Mutex::new(state))
+    }
+
+    fn of(task: &Task, owner: String, settings: &LiveSettings, turn: TurnState) -> Self {
+        LiveState {
+            id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            status: task.status.clone(),
+            unstored: None,
+            size: 0,
+            max_size: settings.max_task_size,
+            owner,
+            push: settings.push.clone(),
+            running: None,
+            turn: watch::channel(turn).0,
+            events: broadcast::channel(SUBSCRIBER_BACKLOG).0,
+        }
+    }
+
+    /// The events from the next one on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Published> {
+        self.events.subscribe()
+    }
+
+    /// Whether the task may take `bytes` more of content.
+    pub(crate) fn admits(&self, bytes: usize) -> bool {
+        self.size.saturating_add(bytes) <= self.max_size
+    }
+
+    /// The most content the task may hold.
+    pub(crate) fn max_size(&self) -> usize {
+        self.max_size
+    }
+
+    /// Stores the new task as its agent's first event arrives, and tells
+    /// everyone: the task is its streams' first event.
+    pub(crate) async fn store_new(&mut self, store: &impl TaskStore) -> Result<(), A2aError> {
+        let Some(task) = self.unstored.take() else {
+            return Ok(());
+        };
+        store.create(&task, &self.owner).await?;
+        self.tell(1, Some(StreamResponse::Task(task))).await;
+        Ok(())
+    }
+
+    /// Tells the subscribers of a new task that its agent answered with a
+    /// message instead: its streams' only event.
+    pub(crate) fn reply(&mut self, message: Message) {
+        // No subscriber is not an error.
+        let _ = self.events.send(Published {
+            seq: 0,
+            event: Some(StreamResponse::Message(message.clone())),
+        });
+        self.turn.send_replace(TurnState::Replied(message));
+    }
+
+    /// Moves the task to `state`, with the agent's `message` when given.
+    /// Nothing changes a task that has ended.
     pub(crate) async fn set_status(
         &mut self,
         store: &impl TaskStore,
-        events: &broadcast::Sender<StreamResponse>,
         state: TaskState,
         message: Option<Message>,
     ) -> Result<(), A2aError> {
-        if self.task.status.state.is_terminal() {
-            return Ok(());
-        }
-        if let Some(message) = &message {
-            self.task
-                .history
-                .get_or_insert_with(Vec::new)
-                .push(message.clone());
-        }
         let status = TaskStatus {
             state,
             message,
             timestamp: Some(super::now()),
         };
-        self.task.status = status.clone();
-        self.publish(
-            store,
-            events,
-            StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: self.task.id.clone(),
-                context_id: self.task.context_id.clone(),
-                status,
-                metadata: None,
-            }),
-        )
-        .await
+        let update = TaskStatusUpdateEvent {
+            task_id: self.id.clone(),
+            context_id: self.context_id.clone(),
+            status,
+            metadata: None,
+        };
+        self.publish(store, TaskEvent::Status(update)).await
     }
 
     /// Adds an artifact, or a chunk of one, to the task.
-    async fn add_artifact(
+    pub(crate) async fn add_artifact(
         &mut self,
         store: &impl TaskStore,
-        events: &broadcast::Sender<StreamResponse>,
         artifact: Artifact,
         append: bool,
         last_chunk: bool,
     ) -> Result<(), A2aError> {
-        if self.task.status.state.is_terminal() {
-            return Ok(());
-        }
-        let artifacts = self.task.artifacts.get_or_insert_with(Vec::new);
-        match artifacts
-            .iter_mut()
-            .find(|a| a.artifact_id == artifact.artifact_id)
-        {
-            Some(existing) if append => existing.parts.extend(artifact.parts.iter().cloned()),
-            Some(existing) => *existing = artifact.clone(),
-            None => artifacts.push(artifact.clone()),
-        }
-        self.publish(
-            store,
-            events,
-            StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-                task_id: self.task.id.clone(),
-                context_id: self.task.context_id.clone(),
-                artifact,
-                append,
-                last_chunk,
-                metadata: None,
-            }),
-        )
-        .await
+        let update = TaskArtifactUpdateEvent {
+            task_id: self.id.clone(),
+            context_id: self.context_id.clone(),
+            artifact,
+            append,
+            last_chunk,
+            metadata: None,
+        };
+        self.publish(store, TaskEvent::Artifact(update)).await
     }
 
-    /// Stores the task, then pushes and broadcasts `event` and the turn's new state.
-    pub(crate) async fn publish(
+    /// Adds a user's message continuing the task to its history.
+    pub(crate) async fn add_message(
         &mut self,
         store: &impl TaskStore,
-        events: &broadcast::Sender<StreamResponse>,
-        event: StreamResponse,
+        message: Message,
     ) -> Result<(), A2aError> {
-        store
-            .save(self.task.clone(), &self.owner)
-            .await
-            .map_err(|err| A2aError::internal(&err.to_string()))?;
-        if let Some(push) = &self.push {
-            push.notify(&self.task.id, &event).await;
+        self.publish(store, TaskEvent::Message(message)).await
+    }
+
+    /// Appends `event` to the store, then pushes and broadcasts it and the
+    /// turn's new state. An ended task takes no more events.
+    async fn publish(&mut self, store: &impl TaskStore, event: TaskEvent) -> Result<(), A2aError> {
+        if self.status.state.is_terminal() {
+            return Ok(());
         }
-        // No subscriber is not an error: the event is in the stored task.
-        let _ = events.send(event);
-        self.turn.send_replace(TurnState::Task(self.task.clone()));
+        let seq = store.append(&self.id, &event).await?;
+        self.size = self.size.saturating_add(event_size(&event));
+        if let TaskEvent::Status(update) = &event {
+            self.status = update.status.clone();
+        }
+        self.tell(seq, event.into_stream()).await;
         Ok(())
+    }
+
+    /// Pushes and broadcasts the event `seq` (stored already), and moves
+    /// the turn on when the task's state changed.
+    async fn tell(&mut self, seq: Seq, event: Option<StreamResponse>) {
+        if let (Some(push), Some(event)) = (&self.push, &event) {
+            push.notify(&self.id, event).await;
+        }
+        // No subscriber is not an error: the event is in the store.
+        let _ = self.events.send(Published { seq, event });
+        let state = self.status.state;
+        self.turn.send_if_modified(|turn| match turn {
+            TurnState::Task { state: now, .. } if *now == state => false,
+            _ => {
+                *turn = TurnState::Task {
+                    id: self.id.clone(),
+                    state,
+                };
+                true
+            }
+        });
     }
 }
 
-/// Reads one turn's agent events into the task until the turn ends. A new
-/// task is registered with `register` at its first event (not for a reply);
-/// when the agent stops without ending the turn, the task fails.
-pub(crate) async fn drive_turn<S: TaskStore>(
-    store: Arc<S>,
-    live: Arc<LiveTask>,
-    mut agent: mpsc::Receiver<AgentEvent>,
-    mut register: Option<impl FnOnce(Arc<LiveTask>) + Send>,
-) {
-    let mut ended = false;
-    while let Some(event) = agent.recv().await {
-        if let Some(register) = register.take() {
-            if let AgentEvent::Reply(message) = event {
-                let _ = live.events.send(StreamResponse::Message(message.clone()));
-                live.state
-                    .lock()
-                    .await
-                    .turn
-                    .send_replace(TurnState::Replied(message));
-                return;
-            }
-            let mut state = live.state.lock().await;
-            let snapshot = StreamResponse::Task(state.task.clone());
-            if state
-                .publish(&*store, &live.events, snapshot)
-                .await
-                .is_err()
-            {
-                return;
-            }
-            register(live.clone());
-        }
-        let mut state = live.state.lock().await;
-        let applied = match event {
-            AgentEvent::Reply(message) => {
-                // A reply inside a task is the agent's word on it, kept in the history.
-                let state_now = state.task.status.state;
-                state
-                    .set_status(&*store, &live.events, state_now, Some(message))
-                    .await
-            }
-            AgentEvent::Status(new_state, message) => {
-                state
-                    .set_status(&*store, &live.events, new_state, message)
-                    .await
-            }
-            AgentEvent::Artifact {
-                artifact,
-                append,
-                last_chunk,
-            } => {
-                state
-                    .add_artifact(&*store, &live.events, artifact, append, last_chunk)
-                    .await
-            }
-        };
-        if applied.is_err() || state.task.status.state.ends_turn() {
-            ended = true;
-            state.running = None;
-            break;
-        }
+/// The content an event adds to its task.
+pub(crate) fn event_size(event: &TaskEvent) -> usize {
+    match event {
+        TaskEvent::Created(task) => task_size(task),
+        TaskEvent::Message(message) => message_size(message),
+        TaskEvent::Status(update) => update.status.message.as_ref().map_or(0, message_size),
+        TaskEvent::Artifact(update) => parts_size(&update.artifact.parts),
     }
-    if !ended {
-        let mut state = live.state.lock().await;
-        if let Some(register) = register.take() {
-            let snapshot = StreamResponse::Task(state.task.clone());
-            if state
-                .publish(&*store, &live.events, snapshot)
-                .await
-                .is_err()
-            {
-                return;
-            }
-            register(live.clone());
-        }
-        state.running = None;
-        let message = Message {
-            task_id: Some(state.task.id.clone()),
-            context_id: Some(state.task.context_id.clone()),
-            ..Message::text(
-                crate::types::Role::Agent,
-                super::new_id(),
-                "the agent stopped before the task ended",
-            )
-        };
-        let _ = state
-            .set_status(&*store, &live.events, TaskState::Failed, Some(message))
-            .await;
-    }
+}
+
+/// The content of a whole task: its history and its artifacts.
+fn task_size(task: &Task) -> usize {
+    let history: usize = task.history.iter().flatten().map(message_size).sum();
+    let artifacts: usize = task
+        .artifacts
+        .iter()
+        .flatten()
+        .map(|a| parts_size(&a.parts))
+        .sum();
+    history + artifacts
 }

@@ -1,31 +1,40 @@
 //! A [`TaskStore`] in memory, for one process.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
-use super::store::{StoreError, TaskPage, TaskQuery, TaskStore, matches};
+use super::store::{
+    Seq, Snapshot, StoreError, StoredEvent, TaskEvent, TaskPage, TaskQuery, TaskStore, TaskView,
+    matches,
+};
 use crate::types::Task;
 
-/// Tasks in a map, each with the sequence number of its latest save; a page
-/// token is the sequence number the page before ended at, so pages stay
-/// consistent while older tasks change.
+/// Tasks in a map, each with its owner and the log of its events, and an
+/// index of the tasks by their latest update for `list`. An append costs
+/// the event: it is applied to the stored task in place and kept in the
+/// log. A page token is the update number the page before ended at, so
+/// pages stay consistent while older tasks change.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
     tasks: Mutex<Tasks>,
 }
 
-#[derive(Debug)]
-struct Stored {
-    seq: u64,
-    owner: String,
-    task: Task,
-}
-
 #[derive(Debug, Default)]
 struct Tasks {
-    /// Each task with the sequence number of its latest save and its owner.
     by_id: HashMap<String, Stored>,
-    saves: u64,
+    /// Task ids by the number of their latest update; the newest last.
+    by_update: BTreeMap<u64, String>,
+    updates: u64,
+}
+
+#[derive(Debug)]
+struct Stored {
+    owner: String,
+    task: Task,
+    /// The events, event `n` at index `n - 1`.
+    log: Vec<TaskEvent>,
+    /// The number of the task's latest update among all tasks'.
+    updated: u64,
 }
 
 impl InMemoryTaskStore {
@@ -33,25 +42,84 @@ impl InMemoryTaskStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, Tasks> {
+        self.tasks.lock().expect("task map poisoned")
+    }
+}
+
+impl Tasks {
+    /// The next update number, with `id` moved to it in the index.
+    fn touch(&mut self, id: &str, before: Option<u64>) -> u64 {
+        if let Some(before) = before {
+            self.by_update.remove(&before);
+        }
+        self.updates += 1;
+        self.by_update.insert(self.updates, id.to_owned());
+        self.updates
+    }
 }
 
 impl TaskStore for InMemoryTaskStore {
-    async fn load(&self, id: &str, owner: &str) -> Result<Option<Task>, StoreError> {
-        let tasks = self.tasks.lock().expect("task map poisoned");
-        let stored = tasks.by_id.get(id).filter(|stored| stored.owner == owner);
-        Ok(stored.map(|stored| stored.task.clone()))
+    async fn create(&self, task: &Task, owner: &str) -> Result<(), StoreError> {
+        let mut tasks = self.tasks();
+        let before = tasks.by_id.get(&task.id).map(|stored| stored.updated);
+        let updated = tasks.touch(&task.id, before);
+        let stored = Stored {
+            owner: owner.to_owned(),
+            task: task.clone(),
+            log: vec![TaskEvent::Created(task.clone())],
+            updated,
+        };
+        tasks.by_id.insert(task.id.clone(), stored);
+        Ok(())
     }
 
-    async fn save(&self, task: Task, owner: &str) -> Result<(), StoreError> {
-        let mut tasks = self.tasks.lock().expect("task map poisoned");
-        tasks.saves += 1;
-        let stored = Stored {
-            seq: tasks.saves,
-            owner: owner.to_owned(),
-            task,
-        };
-        tasks.by_id.insert(stored.task.id.clone(), stored);
-        Ok(())
+    async fn append(&self, task_id: &str, event: &TaskEvent) -> Result<Seq, StoreError> {
+        let mut tasks = self.tasks();
+        let before = tasks
+            .by_id
+            .get(task_id)
+            .ok_or(StoreError::NotFound)?
+            .updated;
+        let updated = tasks.touch(task_id, Some(before));
+        let stored = tasks.by_id.get_mut(task_id).ok_or(StoreError::NotFound)?;
+        event.apply_to(&mut stored.task);
+        stored.log.push(event.clone());
+        stored.updated = updated;
+        Ok(stored.log.len() as Seq)
+    }
+
+    async fn load(
+        &self,
+        id: &str,
+        owner: &str,
+        view: TaskView,
+    ) -> Result<Option<Snapshot>, StoreError> {
+        let tasks = self.tasks();
+        let stored = tasks.by_id.get(id).filter(|stored| stored.owner == owner);
+        Ok(stored.map(|stored| Snapshot {
+            task: view.copy_of(&stored.task),
+            seq: stored.log.len() as Seq,
+        }))
+    }
+
+    async fn events_after(
+        &self,
+        task_id: &str,
+        after: Seq,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let tasks = self.tasks();
+        let stored = tasks.by_id.get(task_id).ok_or(StoreError::NotFound)?;
+        let from = usize::try_from(after).unwrap_or(usize::MAX);
+        let events = stored.log.iter().enumerate().skip(from).take(limit);
+        Ok(events
+            .map(|(index, event)| StoredEvent {
+                seq: index as Seq + 1,
+                event: event.clone(),
+            })
+            .collect())
     }
 
     async fn list(&self, query: &TaskQuery) -> Result<TaskPage, StoreError> {
@@ -59,26 +127,28 @@ impl TaskStore for InMemoryTaskStore {
             None => u64::MAX,
             Some(token) => token.parse().map_err(|_| StoreError::InvalidPageToken)?,
         };
-        let tasks = self.tasks.lock().expect("task map poisoned");
-        let mut matching: Vec<(u64, &Task)> = tasks
-            .by_id
-            .values()
-            .filter(|stored| stored.owner == query.owner && matches(query, &stored.task))
-            .map(|stored| (stored.seq, &stored.task))
-            .collect();
-        matching.sort_unstable_by_key(|(seq, _)| std::cmp::Reverse(*seq));
-        let total_size = matching.len();
-        let rest: Vec<_> = matching
-            .into_iter()
-            .filter(|(seq, _)| *seq < before)
-            .collect();
-        let page: Vec<_> = rest.iter().take(query.page_size).collect();
-        let next_page_token = match (rest.len() > page.len(), page.last()) {
-            (true, Some((seq, _))) => Some(seq.to_string()),
-            _ => None,
-        };
+        let tasks = self.tasks();
+        let mut page = Vec::new();
+        let mut next_page_token = None;
+        let mut total_size = 0;
+        // The newest first; each match counted, the page's copied.
+        for (&updated, id) in tasks.by_update.iter().rev() {
+            let stored = &tasks.by_id[id];
+            if stored.owner != query.owner || !matches(query, &stored.task) {
+                continue;
+            }
+            total_size += 1;
+            if updated >= before || next_page_token.is_some() {
+                continue;
+            }
+            if page.len() == query.page_size {
+                next_page_token = page.last().map(|(at, _)| u64::to_string(at));
+                continue;
+            }
+            page.push((updated, query.view.copy_of(&stored.task)));
+        }
         Ok(TaskPage {
-            tasks: page.into_iter().map(|(_, task)| (*task).clone()).collect(),
+            tasks: page.into_iter().map(|(_, task)| task).collect(),
             next_page_token,
             total_size,
         })
@@ -88,14 +158,14 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{TaskState, TaskStatus};
+    use crate::types::{TaskState, TaskStatus, TaskStatusUpdateEvent};
 
     fn task(id: &str, context: &str) -> Task {
         Task {
             id: id.into(),
             context_id: context.into(),
             status: TaskStatus {
-                state: TaskState::Completed,
+                state: TaskState::Submitted,
                 message: None,
                 timestamp: None,
             },
@@ -105,14 +175,27 @@ mod tests {
         }
     }
 
+    fn completed(id: &str) -> TaskEvent {
+        TaskEvent::Status(TaskStatusUpdateEvent {
+            task_id: id.into(),
+            context_id: "x".into(),
+            status: TaskStatus {
+                state: TaskState::Completed,
+                message: None,
+                timestamp: None,
+            },
+            metadata: None,
+        })
+    }
+
     #[tokio::test]
     async fn pages_run_latest_first_and_filter() {
         let store = InMemoryTaskStore::new();
         for (id, context) in [("a", "x"), ("b", "y"), ("c", "x"), ("d", "x")] {
-            store.save(task(id, context), "").await.unwrap();
+            store.create(&task(id, context), "").await.unwrap();
         }
-        store.save(task("e", "x"), "bob").await.unwrap(); // not ours
-        store.save(task("a", "x"), "").await.unwrap(); // `a` is now the latest updated
+        store.create(&task("e", "x"), "bob").await.unwrap(); // not ours
+        store.append("a", &completed("a")).await.unwrap(); // `a` is now the latest updated
         let mut query = TaskQuery {
             context_id: Some("x".into()),
             page_size: 2,
@@ -126,14 +209,42 @@ mod tests {
         );
         query.page_token = first.next_page_token;
         let second = store.list(&query).await.unwrap();
-        assert_eq!(ids(&second), ["c"]);
+        assert_eq!((ids(&second), second.total_size), (vec!["c".to_owned()], 3));
         assert_eq!(second.next_page_token, None);
-        assert!(store.load("e", "").await.unwrap().is_none());
-        assert!(store.load("e", "bob").await.unwrap().is_some());
+        query.state = Some(TaskState::Completed);
+        query.page_token = None;
+        assert_eq!(ids(&store.list(&query).await.unwrap()), ["a"]);
+        let view = TaskView::default();
+        assert!(store.load("e", "", view).await.unwrap().is_none());
+        assert!(store.load("e", "bob", view).await.unwrap().is_some());
         query.page_token = Some("nonsense".into());
         assert!(matches!(
             store.list(&query).await,
             Err(StoreError::InvalidPageToken)
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_log_numbers_events_from_the_creation_and_reads_on_from_any_of_them() {
+        let store = InMemoryTaskStore::new();
+        store.create(&task("t", "x"), "").await.unwrap();
+        assert_eq!(store.append("t", &completed("t")).await.unwrap(), 2);
+        let all = store.events_after("t", 0, 10).await.unwrap();
+        assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
+        assert!(matches!(all[0].event, TaskEvent::Created(_)));
+        let rest = store.events_after("t", 1, 10).await.unwrap();
+        assert_eq!(rest, all[1..]);
+        assert!(store.events_after("t", 2, 10).await.unwrap().is_empty());
+        assert_eq!(store.events_after("t", 0, 1).await.unwrap().len(), 1);
+        let snapshot = store.load("t", "", TaskView::default()).await.unwrap();
+        let snapshot = snapshot.unwrap();
+        assert_eq!(
+            (snapshot.seq, snapshot.task.status.state),
+            (2, TaskState::Completed)
+        );
+        assert!(matches!(
+            store.append("nope", &completed("nope")).await,
+            Err(StoreError::NotFound)
         ));
     }
 }

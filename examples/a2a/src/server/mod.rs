@@ -1,28 +1,40 @@
 //! The serving side: an agent author writes an [`AgentExecutor`]; the
-//! [`RequestHandler`] does the protocol around it, keeping tasks in a
-//! [`TaskStore`].
+//! [`RequestHandler`] does the protocol around it, appending each task's
+//! events to a [`TaskStore`].
 
+mod apply;
 mod auth;
 mod dedup;
 mod executor;
+mod follow;
 mod handler;
+mod limits;
 mod live;
 mod memory_store;
+mod modes;
 mod notifier;
+mod protocol;
 mod push;
 mod push_sender;
 mod push_store;
 mod store;
+mod turn;
+mod validate;
 
-pub use auth::BearerAuth;
+pub use auth::{BearerAuth, Caller, UNAUTHENTICATED};
 pub use dedup::{DEFAULT_MAX_AGE, DEFAULT_MAX_MESSAGES};
-pub use executor::{AgentExecutor, Caller, EventSink, RequestContext, TurnEnded};
+pub use executor::{AgentExecutor, EventSink, RequestContext, TurnEnded};
 pub use handler::RequestHandler;
+pub use limits::{DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_TASK_BYTES, TaskLimits};
 pub use memory_store::InMemoryTaskStore;
+pub use protocol::{ActiveExtensions, EXTENSIONS_HEADER, VERSION_HEADER};
 pub use push::{MAX_CONFIGS_PER_TASK, PushSettings};
 pub use push_sender::TOKEN_HEADER;
 pub use push_store::{InMemoryPushConfigStore, PushConfigStore};
-pub use store::{StoreError, TaskPage, TaskQuery, TaskStore, matches, status_time};
+pub use store::{
+    Seq, Snapshot, StoreError, StoredEvent, TaskEvent, TaskPage, TaskQuery, TaskStore, TaskView,
+    matches, status_time,
+};
 
 /// A fresh id for a task, a context or a message: a random UUID, as the
 /// reference SDKs make them.

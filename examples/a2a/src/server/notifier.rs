@@ -25,7 +25,7 @@ impl PushNotifier {
     pub(crate) async fn keep(&self, config: TaskPushNotificationConfig) -> Result<(), A2aError> {
         let task_id = config.task_id.clone().unwrap_or_default();
         let id = config.id.clone().unwrap_or_default();
-        let existing = self.configs.list(&task_id).await.map_err(store_failed)?;
+        let existing = self.configs.list(&task_id).await?;
         let replaces = existing
             .iter()
             .any(|c| c.id.as_deref() == Some(id.as_str()));
@@ -35,7 +35,7 @@ impl PushNotifier {
                 "the task has as many webhooks as it may have",
             ));
         }
-        self.configs.save(config).await.map_err(store_failed)?;
+        self.configs.save(config).await?;
         self.sender.forget(&task_id, &id);
         Ok(())
     }
@@ -55,8 +55,4 @@ impl PushNotifier {
         let body = Bytes::from(serde_json::to_vec(event).expect("an event serializes"));
         self.sender.send(task_id, &configs, body, event.ends_task());
     }
-}
-
-fn store_failed(err: super::StoreError) -> A2aError {
-    A2aError::internal(&err.to_string())
 }

@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use axum::http::{HeaderValue, Uri};
+use typed_rpc::transport::tls::ClientTlsConfig;
 
 use crate::types::TaskPushNotificationConfig;
 
@@ -34,12 +35,14 @@ pub struct PushSettings {
     pub(crate) timeout: Duration,
     pub(crate) queue: usize,
     allowed_hosts: Option<Vec<String>>,
+    /// Whom `https://` webhooks are trusted as; `None`: the system's roots.
+    pub(crate) tls: Option<ClientTlsConfig>,
 }
 
 impl Default for PushSettings {
     /// 4 attempts, backoff from 250 ms, 10 s per attempt (the
     /// specification recommends 10 to 30), 64 updates queued per webhook,
-    /// every host taken.
+    /// every host taken, `https://` webhooks trusted by the system's roots.
     fn default() -> Self {
         PushSettings {
             attempts: 4,
@@ -47,6 +50,7 @@ impl Default for PushSettings {
             timeout: Duration::from_secs(10),
             queue: 64,
             allowed_hosts: None,
+            tls: None,
         }
     }
 }
@@ -84,6 +88,14 @@ impl PushSettings {
         self
     }
 
+    /// Trusts the `https://` webhooks whose certificates `tls` vouches for
+    /// (roots of your own: a private CA, a test's self-signed server)
+    /// rather than those the system's trust store does.
+    pub fn tls(mut self, tls: ClientTlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
     /// Why `config` is refused as a webhook, naming the member at fault.
     pub(crate) fn refusal(&self, config: &TaskPushNotificationConfig) -> Option<(&str, String)> {
         if let Err(reason) = self.webhook_uri(&config.url) {
@@ -111,12 +123,8 @@ impl PushSettings {
         let uri: Uri = url
             .parse()
             .map_err(|_| "not an absolute http URL".to_owned())?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            // Deliveries are plain HTTP until the sender's client uses the
-            // framework's TLS; an https webhook taken now would never be reached.
-            Some("https") => return Err("https webhooks are not supported yet".into()),
-            _ => return Err("only http webhooks are taken".into()),
+        if !matches!(uri.scheme_str(), Some("http" | "https")) {
+            return Err("only http:// and https:// webhooks are taken".into());
         }
         let host = uri
             .host()
@@ -140,20 +148,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_http_urls_on_allowed_hosts_are_webhooks() {
+    fn only_http_and_https_urls_on_allowed_hosts_are_webhooks() {
         let any = PushSettings::default();
         assert!(any.webhook_uri("http://127.0.0.1:9/hook").is_ok());
+        assert!(any.webhook_uri("https://example.com/hook").is_ok());
         for refused in [
             "ftp://example.com/x",
             "file:///etc/passwd",
             "/relative",
-            "https://example.com/hook",
             "not a url",
         ] {
             assert!(any.webhook_uri(refused).is_err(), "{refused}");
         }
         let some = PushSettings::default().allow_hosts(["Hooks.Example.com", "[::1]"]);
-        assert!(some.webhook_uri("http://hooks.example.com/a").is_ok());
+        assert!(some.webhook_uri("https://hooks.example.com/a").is_ok());
         assert!(some.webhook_uri("http://[::1]:8080/a").is_ok());
         assert!(some.webhook_uri("http://169.254.169.254/latest").is_err());
     }

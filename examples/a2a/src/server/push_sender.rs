@@ -9,11 +9,13 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderValue, Request, StatusCode, Uri, header};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
+use typed_rpc::transport::tls::ClientTlsConfig;
 
 use super::push::PushSettings;
 use crate::types::TaskPushNotificationConfig;
@@ -27,11 +29,14 @@ const BODY_TYPE: &str = "application/a2a+json";
 /// How much of a webhook's answer is read (so its connection can be reused).
 const ANSWER_LIMIT: usize = 64 * 1024;
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
+/// One pool for `http://` and `https://` webhooks alike.
+type HttpClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// The webhooks' queues, by task and configuration id.
 pub(crate) struct PushSender {
     client: HttpClient,
+    /// Why `https://` webhooks cannot be reached (no trusted roots), if so.
+    no_tls: Option<String>,
     settings: Arc<PushSettings>,
     routes: Mutex<HashMap<(String, String), Route>>,
 }
@@ -51,17 +56,54 @@ struct Queue {
 }
 
 impl PushSender {
+    /// A sender trusting the webhooks the settings' TLS roots vouch for
+    /// (by default the system's, read once per process).
     pub(crate) fn new(settings: PushSettings) -> Self {
+        let (tls, no_tls) = match settings
+            .tls
+            .clone()
+            .map_or_else(ClientTlsConfig::system_roots, Ok)
+        {
+            Ok(tls) => (tls, None),
+            Err(err) => (ClientTlsConfig::new(), Some(err.to_string())),
+        };
+        let mut tcp = HttpConnector::new();
+        tcp.set_nodelay(true);
+        // The TLS connector sees `https://` URLs through to the TCP one.
+        tcp.enforce_http(false);
+        let connector = HttpsConnectorBuilder::new()
+            .with_tls_config(tls.to_rustls())
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(tcp);
         PushSender {
-            client: Client::builder(TokioExecutor::new()).build_http(),
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            no_tls,
             settings: Arc::new(settings),
             routes: Mutex::default(),
         }
     }
 
-    /// The delivery settings, webhook policy included.
-    pub(crate) fn settings(&self) -> &PushSettings {
-        &self.settings
+    /// Why `config` is refused as a webhook, naming the member at fault:
+    /// the settings' policy, or an `https://` URL when no roots are trusted.
+    pub(crate) fn refusal(&self, config: &TaskPushNotificationConfig) -> Option<(&str, String)> {
+        if let Some(refused) = self.settings.refusal(config) {
+            return Some(refused);
+        }
+        match &self.no_tls {
+            Some(why)
+                if config
+                    .url
+                    .get(..8)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("https://")) =>
+            {
+                Some((
+                    "url",
+                    format!("https webhooks cannot be reached here: {why}"),
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// Queues `body`, an update of the task `task_id`, for each of its

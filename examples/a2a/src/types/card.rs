@@ -112,6 +112,26 @@ pub struct AgentCapabilities {
         skip_serializing_if = "Option::is_none"
     )]
     pub extended_agent_card: Option<bool>,
+    /// The protocol extensions it supports; a request must name those
+    /// marked `required` in its `A2A-Extensions` header.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<AgentExtension>,
+}
+
+/// A protocol extension an agent supports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentExtension {
+    /// The URI that names the extension (and its version).
+    pub uri: String,
+    /// How the agent uses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A client must use it: a request that does not is refused (`-32008`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    /// The extension's own settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// Something the agent can do.
@@ -129,6 +149,12 @@ pub struct AgentSkill {
     /// Example requests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,
+    /// Media types it accepts, beyond the card's `defaultInputModes`.
+    #[serde(default, alias = "input_modes", skip_serializing_if = "Vec::is_empty")]
+    pub input_modes: Vec<String>,
+    /// Media types it answers with, beyond the card's `defaultOutputModes`.
+    #[serde(default, alias = "output_modes", skip_serializing_if = "Vec::is_empty")]
+    pub output_modes: Vec<String>,
 }
 
 /// An authentication scheme, one member on the wire.

@@ -48,13 +48,13 @@ pub struct SendMessageConfiguration {
         skip_serializing_if = "Option::is_none"
     )]
     pub task_push_notification_config: Option<TaskPushNotificationConfig>,
-    /// At most this many history messages in the returned task.
+    /// At most this many history messages in the returned task (not below 0).
     #[serde(
         default,
         alias = "history_length",
         skip_serializing_if = "Option::is_none"
     )]
-    pub history_length: Option<u32>,
+    pub history_length: Option<i32>,
     /// Answer with the task at once instead of when it ends or waits for input.
     #[serde(default, alias = "return_immediately")]
     pub return_immediately: bool,
@@ -66,13 +66,13 @@ pub struct SendMessageConfiguration {
 pub struct GetTaskRequest {
     /// The task.
     pub id: String,
-    /// At most this many history messages.
+    /// At most this many history messages (not below 0).
     #[serde(
         default,
         alias = "history_length",
         skip_serializing_if = "Option::is_none"
     )]
-    pub history_length: Option<u32>,
+    pub history_length: Option<i32>,
 }
 
 /// `CancelTask` params.
@@ -102,19 +102,19 @@ pub struct ListTasksRequest {
     /// Only the tasks in this state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<TaskState>,
-    /// At most this many tasks (default 50, at most 100).
+    /// At most this many tasks: 1 to 100, 50 when not given.
     #[serde(default, alias = "page_size", skip_serializing_if = "Option::is_none")]
-    pub page_size: Option<u32>,
+    pub page_size: Option<i32>,
     /// The `nextPageToken` of the page before.
     #[serde(default, alias = "page_token", skip_serializing_if = "Option::is_none")]
     pub page_token: Option<String>,
-    /// At most this many history messages per task.
+    /// At most this many history messages per task (not below 0).
     #[serde(
         default,
         alias = "history_length",
         skip_serializing_if = "Option::is_none"
     )]
-    pub history_length: Option<u32>,
+    pub history_length: Option<i32>,
     /// Only the tasks whose status changed after this time (ISO-8601).
     #[serde(
         default,

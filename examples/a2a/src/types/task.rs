@@ -93,24 +93,6 @@ pub struct Task {
     pub metadata: Option<Map<String, Value>>,
 }
 
-impl Task {
-    /// The task with at most its `length` latest history messages: all of
-    /// them when `None`, no `history` member at all for `Some(0)`.
-    pub fn with_history_length(mut self, length: Option<u32>) -> Self {
-        match length {
-            None => {}
-            Some(0) => self.history = None,
-            Some(n) => {
-                if let Some(history) = &mut self.history {
-                    let keep = history.len().min(n as usize);
-                    history.drain(..history.len() - keep);
-                }
-            }
-        }
-        self
-    }
-}
-
 /// Something a task produced: a document, an image, a result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -137,41 +119,6 @@ pub struct Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Role;
-
-    fn task_with(history: usize) -> Task {
-        Task {
-            id: "t".into(),
-            context_id: "c".into(),
-            status: TaskStatus {
-                state: TaskState::Working,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: None,
-            history: Some(
-                (0..history)
-                    .map(|i| Message::text(Role::User, format!("m{i}"), "x"))
-                    .collect(),
-            ),
-            metadata: None,
-        }
-    }
-
-    #[test]
-    fn history_length_keeps_the_latest_messages() {
-        let ids = |task: Task| -> Vec<String> {
-            task.history
-                .unwrap()
-                .into_iter()
-                .map(|m| m.message_id)
-                .collect()
-        };
-        assert_eq!(ids(task_with(3).with_history_length(Some(2))), ["m1", "m2"]);
-        assert_eq!(ids(task_with(3).with_history_length(None)).len(), 3);
-        assert_eq!(ids(task_with(1).with_history_length(Some(5))), ["m0"]);
-        assert!(task_with(3).with_history_length(Some(0)).history.is_none());
-    }
 
     #[test]
     fn states_are_their_proto_names() {

@@ -2,7 +2,11 @@
 //! generated client as an A2A user would call it.
 
 mod auth;
+mod card;
+mod large;
+mod protocol;
 mod push;
+mod push_https;
 mod skills;
 mod support;
 mod tasks;

@@ -21,14 +21,14 @@ use crate::support::*;
 const PATIENCE: Duration = Duration::from_secs(10);
 
 /// One POST a webhook received.
-struct Received {
-    headers: HeaderMap,
-    update: StreamResponse,
+pub struct Received {
+    pub headers: HeaderMap,
+    pub update: StreamResponse,
 }
 
 /// What a webhook does with a POST.
 #[derive(Clone, Copy)]
-enum Behaviour {
+pub enum Behaviour {
     /// Answers 200.
     Accept,
     /// Answers 503 to its first `n` POSTs, then 200.
@@ -45,6 +45,15 @@ struct Hook {
 
 /// A webhook on loopback: its URL and what it accepted, in order.
 async fn webhook(behaviour: Behaviour) -> (String, mpsc::UnboundedReceiver<Received>) {
+    let (app, accepted) = hook_app(behaviour);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/hook"), accepted)
+}
+
+/// The app of a webhook at `/hook`, and what it accepted, in order.
+pub fn hook_app(behaviour: Behaviour) -> (axum::Router, mpsc::UnboundedReceiver<Received>) {
     let (received, accepted) = mpsc::unbounded_channel();
     let hook = Arc::new(Hook {
         behaviour,
@@ -54,10 +63,7 @@ async fn webhook(behaviour: Behaviour) -> (String, mpsc::UnboundedReceiver<Recei
     let app = axum::Router::new()
         .route("/hook", axum::routing::post(receive))
         .with_state(hook);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}/hook"), accepted)
+    (app, accepted)
 }
 
 async fn receive(State(hook): State<Arc<Hook>>, headers: HeaderMap, body: String) -> StatusCode {
@@ -73,14 +79,14 @@ async fn receive(State(hook): State<Arc<Hook>>, headers: HeaderMap, body: String
 }
 
 /// A text agent pushing with `settings`.
-async fn pushing_agent(settings: PushSettings) -> SocketAddr {
+pub async fn pushing_agent(settings: PushSettings) -> SocketAddr {
     start_configured(None, |handler| {
         handler.with_push_notifications(InMemoryPushConfigStore::new(), settings)
     })
     .await
 }
 
-fn config(url: &str, token: &str) -> TaskPushNotificationConfig {
+pub fn config(url: &str, token: &str) -> TaskPushNotificationConfig {
     TaskPushNotificationConfig {
         id: None,
         task_id: None,
@@ -94,7 +100,7 @@ fn config(url: &str, token: &str) -> TaskPushNotificationConfig {
 }
 
 /// `SendMessage` params pushing to `webhook`, answered at once when `immediately`.
-fn pushed(
+pub fn pushed(
     text: &str,
     webhook: TaskPushNotificationConfig,
     immediately: bool,
@@ -110,7 +116,7 @@ fn pushed(
 }
 
 /// The updates a webhook receives up to and with the task's terminal status.
-async fn until_terminal(received: &mut mpsc::UnboundedReceiver<Received>) -> Vec<Received> {
+pub async fn until_terminal(received: &mut mpsc::UnboundedReceiver<Received>) -> Vec<Received> {
     let mut all = Vec::new();
     tokio::time::timeout(PATIENCE, async {
         while let Some(post) = received.recv().await {
@@ -127,7 +133,7 @@ async fn until_terminal(received: &mut mpsc::UnboundedReceiver<Received>) -> Vec
 }
 
 /// A short name of each update: `task`, a status's state, or `chunk`.
-fn shape(updates: &[Received]) -> Vec<String> {
+pub fn shape(updates: &[Received]) -> Vec<String> {
     updates
         .iter()
         .map(|post| match &post.update {
@@ -140,7 +146,7 @@ fn shape(updates: &[Received]) -> Vec<String> {
 }
 
 /// The text of the artifact chunks among `updates`, in the order received.
-fn chunks(updates: &[Received]) -> String {
+pub fn chunks(updates: &[Received]) -> String {
     updates
         .iter()
         .filter_map(|post| match &post.update {
@@ -361,7 +367,7 @@ async fn configs_are_refused_without_push_for_bad_urls_and_unknown_tasks() {
     let done = task(agent.send_message(send(user("upper y"))).await.unwrap());
     for url in [
         "ftp://127.0.0.1/hook",
-        "https://127.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
         "http://169.254.169.254/latest/meta-data",
         "hook",
     ] {

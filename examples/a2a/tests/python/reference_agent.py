@@ -56,6 +56,8 @@ from a2a.utils.errors import UnsupportedOperationError
 
 RPC_PATH = "/a2a"
 CHUNK = 8
+# A longer text makes longer chunks, at most this many (as text-agent does).
+MAX_CHUNKS = 256
 SLOW_STEP_SECONDS = 0.1
 QUESTION = "what should I upper-case?"
 # Where a blocking SendMessage answers: terminal, or waiting for the user.
@@ -118,7 +120,8 @@ def say(updater: TaskUpdater, text: str):
 async def upper(updater: TaskUpdater, words: str) -> None:
     await updater.start_work(say(updater, "upper-casing"))
     result = words.upper()
-    chunks = [result[i : i + CHUNK] for i in range(0, len(result), CHUNK)] or [""]
+    size = max(CHUNK, -(-len(result) // MAX_CHUNKS))
+    chunks = [result[i : i + size] for i in range(0, len(result), size)] or [""]
     for index, chunk in enumerate(chunks):
         await updater.add_artifact(
             [new_text_part(chunk)],

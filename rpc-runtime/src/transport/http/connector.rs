@@ -41,7 +41,7 @@ pub(super) fn connector(
     // The TLS connector sees `https://` URLs through to the TCP one.
     tcp.enforce_http(false);
     Ok(hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(tls.rustls())
+        .with_tls_config(tls.to_rustls())
         .https_or_http()
         .enable_http1()
         .enable_http2()

@@ -114,8 +114,18 @@ impl ClientTlsConfig {
         }
     }
 
-    /// The rustls configuration of a client, without ALPN protocols.
-    pub(crate) fn rustls(&self) -> ClientConfig {
+    /// The rustls configuration these settings make, without ALPN
+    /// protocols: for an HTTP client of your own that should trust what
+    /// this one does (a `hyper-rustls` connector for webhooks, say), which
+    /// then sets the ALPN protocols it speaks.
+    ///
+    /// ```
+    /// use typed_rpc::transport::tls::ClientTlsConfig;
+    ///
+    /// let config = ClientTlsConfig::new().to_rustls();
+    /// assert!(config.alpn_protocols.is_empty());
+    /// ```
+    pub fn to_rustls(&self) -> ClientConfig {
         let mut config = match &self.trust {
             Trust::Roots(roots) => ClientConfig::builder_with_provider(provider())
                 .with_safe_default_protocol_versions()

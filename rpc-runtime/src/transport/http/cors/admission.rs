@@ -77,6 +77,36 @@ impl Cors {
         }
     }
 
+    /// Writes the CORS headers of the response to a simple request (a
+    /// `GET`) with the headers `request`, for a resource an app serves
+    /// beside the JSON-RPC endpoint under the same rules (an A2A Agent
+    /// Card, a health check): `Vary: Origin` always, and for an allowed
+    /// origin `Access-Control-Allow-Origin` (with `-Expose-Headers` and
+    /// `-Allow-Credentials` when set). A page of another origin gets no
+    /// grant, so its browser keeps the response from it.
+    ///
+    /// ```
+    /// use typed_rpc::transport::http::Cors;
+    ///
+    /// let cors = Cors::allow_origins(["https://app.example.com"])?;
+    /// let mut request = http::HeaderMap::new();
+    /// request.insert("origin", "https://app.example.com".parse().unwrap());
+    /// let mut response = http::HeaderMap::new();
+    /// cors.write_response_headers(&request, &mut response);
+    /// assert_eq!(response["access-control-allow-origin"], "https://app.example.com");
+    /// assert_eq!(response["vary"], "origin");
+    ///
+    /// request.insert("origin", "https://elsewhere.example".parse().unwrap());
+    /// let mut refused = http::HeaderMap::new();
+    /// cors.write_response_headers(&request, &mut refused);
+    /// assert!(refused.get("access-control-allow-origin").is_none());
+    /// # Ok::<(), typed_rpc::transport::http::CorsError>(())
+    /// ```
+    pub fn write_response_headers(&self, request: &HeaderMap, response: &mut HeaderMap) {
+        let grant = request.get(ORIGIN).and_then(|origin| self.grant(origin));
+        self.write_grant(grant, response);
+    }
+
     /// The answer to a preflight for the `requested` method: `204` with
     /// what the page may do, or `403` saying what it may not.
     fn preflight(

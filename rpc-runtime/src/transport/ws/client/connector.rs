@@ -242,7 +242,7 @@ impl WsConnector {
             Some(tls) => tls.clone(),
             None => ClientTlsConfig::system_roots().map_err(|err| config_error(err.to_string()))?,
         };
-        let mut config = tls.rustls();
+        let mut config = tls.to_rustls();
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let name = rustls_pki_types::ServerName::try_from(host.to_owned())
             .map_err(|err| config_error(format!("`{host}` is no server name: {err}")))?;
