@@ -154,9 +154,11 @@ impl Context {
 
     /// Sends the caller a notification while its request is served: on
     /// its connection over WebSocket, TCP and stdio; over HTTP, as a
-    /// Server-Sent Event when the client accepts `text/event-stream` (the
-    /// reply then follows as the last event: MCP's progress notifications
-    /// over Streamable HTTP). What is sent before the handler returns
+    /// Server-Sent Event when the client's `Accept` names
+    /// `text/event-stream` (the reply then follows as the last event: MCP's
+    /// progress notifications over Streamable HTTP). A client that accepts
+    /// events only through a wildcard (`*/*`, as curl sends) expects a plain
+    /// JSON reply from a method that does not stream, and gets one. What is sent before the handler returns
     /// arrives before its reply. Fails where the transport cannot carry it
     /// (plain HTTP, in-process) or the caller has gone; it waits while the
     /// caller is slow to read.
@@ -177,7 +179,7 @@ impl Context {
         let params = crate::client::Params::from_value(params)?;
         let text = crate::client::OutgoingRequest::new(method, Some(&params)).to_text(None);
         #[cfg(feature = "http")]
-        if let Some(events) = &self.events {
+        if let Some(events) = self.events.as_ref().filter(|e| e.takes_notifications()) {
             return match events.send(&text).await {
                 true => Ok(()),
                 false => Err(crate::client::closed()),

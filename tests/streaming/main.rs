@@ -7,6 +7,7 @@ mod connect;
 mod api;
 mod bounds;
 mod foreign;
+mod negotiation;
 mod raw;
 mod sse;
 mod subscriptions;

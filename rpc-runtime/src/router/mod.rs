@@ -72,6 +72,8 @@ struct Inner {
     cancel: Option<Arc<CancelPolicy>>,
     /// The call layers, outermost first.
     layers: Vec<Box<dyn DynLayer>>,
+    /// The names (and aliases) of the methods that stream.
+    streaming: Vec<&'static str>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -125,8 +127,15 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
+        let streaming = services
+            .iter()
+            .flat_map(|service| service.info().methods())
+            .filter(|method| method.stream_info().is_some())
+            .flat_map(|method| method.names())
+            .collect();
         Router {
             inner: Arc::new(Inner {
+                streaming,
                 services,
                 routes,
                 settings,
@@ -161,6 +170,12 @@ impl Router {
         self.inner.cancel.as_ref()
     }
 
+    /// Whether one of its methods streams (`#[method(stream)]`).
+    #[cfg(feature = "http")]
+    pub(crate) fn streams(&self) -> bool {
+        !self.inner.streaming.is_empty()
+    }
+
     /// The services this router dispatches to, in the order they were added.
     pub fn services(&self) -> impl Iterator<Item = &'static ServiceInfo> + '_ {
         self.inner.services.iter().map(|s| s.info())
@@ -182,6 +197,29 @@ impl Router {
             Ok(Message::Single(entry)) => self.handle_entry(&entry, context).await,
             Ok(Message::Batch(entries)) => self.handle_batch(&entries, context).await,
             Err(error) => Some(wire::failure(None, &error)),
+        }
+    }
+
+    /// [`handle_with`](Router::handle_with), except for a lone call of a
+    /// streaming method, which it leaves unrun (`None`), before any layer
+    /// sees it: the HTTP server answers that one with events, when its
+    /// client takes them only through a wildcard, and every other call
+    /// with plain JSON, without making ready for events.
+    #[cfg(feature = "http")]
+    pub(crate) async fn handle_unless_streaming(
+        &self,
+        message: &[u8],
+        context: &Context,
+    ) -> Option<Option<String>> {
+        match wire::parse(message, self.inner.settings.max_batch_len) {
+            Ok(Message::Single(Entry::Request(request)))
+                if request.id().is_some() && self.inner.streaming.contains(&request.method()) =>
+            {
+                None
+            }
+            Ok(Message::Single(entry)) => Some(self.handle_entry(&entry, context).await),
+            Ok(Message::Batch(entries)) => Some(self.handle_batch(&entries, context).await),
+            Err(error) => Some(Some(wire::failure(None, &error))),
         }
     }
 

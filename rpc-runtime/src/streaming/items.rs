@@ -1,18 +1,12 @@
 //! A handler's stream of items, type-erased, each written straight into the
 //! buffer of the transport that carries it.
-#![cfg_attr(
-    not(any(feature = "http", feature = "duplex")),
-    expect(
-        dead_code,
-        reason = "without a transport that streams, every streaming call is refused before its items are read"
-    )
-)]
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use serde::Serialize;
+use tracing::Span;
 
 use crate::ErrorObject;
 

@@ -24,15 +24,15 @@
 
 mod data_lines;
 mod items;
+mod last_item;
 
 #[cfg(feature = "http")]
 pub(crate) use data_lines::data_event;
 pub use items::Items;
-#[cfg(any(feature = "http", feature = "duplex"))]
 pub(crate) use items::{Buffer, Frame};
 
 use crate::wire::{self, Id};
-use crate::{Context, ErrorObject, StreamInfo};
+use crate::{Context, ErrorObject, StreamFallback, StreamInfo};
 
 /// Where a streaming call's items go, as its transport and request decide.
 pub(crate) enum Route<'a> {
@@ -42,30 +42,41 @@ pub(crate) enum Route<'a> {
     /// A subscription on a two-way connection.
     #[cfg(feature = "duplex")]
     Subscription(&'a crate::transport::Connection),
+    /// Nowhere: the stream runs to its end, and its last item is the reply
+    /// ([`StreamFallback::LastItem`]).
+    LastItem,
     #[cfg(not(any(feature = "http", feature = "duplex")))]
     #[doc(hidden)]
     _Never(std::marker::PhantomData<&'a ()>, std::convert::Infallible),
 }
 
-/// Where `context`'s streaming call goes, or why it cannot stream.
-pub(crate) fn route(context: &Context, batched: bool) -> Result<Route<'_>, ErrorObject> {
-    if batched {
-        return Err(refused("a streaming method cannot be called in a batch"));
-    }
-    #[cfg(feature = "http")]
-    if let Some(events) = context.events() {
-        return Ok(Route::Events(events));
-    }
-    #[cfg(feature = "duplex")]
-    if let Some(connection) = context.connection() {
-        return Ok(Route::Subscription(connection));
-    }
-    Err(refused(match context.transport() {
-        crate::TransportKind::Http => {
-            "this method streams its result: send `Accept: text/event-stream`, or call it over WebSocket"
+/// Where `context`'s call of a method streaming as `info` goes, or why it
+/// cannot stream.
+pub(crate) fn route<'a>(
+    context: &'a Context,
+    batched: bool,
+    info: &StreamInfo,
+) -> Result<Route<'a>, ErrorObject> {
+    if !batched {
+        #[cfg(feature = "http")]
+        if let Some(events) = context.events() {
+            return Ok(Route::Events(events));
         }
-        _ => "this method streams its result, which this transport cannot carry",
-    }))
+        #[cfg(feature = "duplex")]
+        if let Some(connection) = context.connection() {
+            return Ok(Route::Subscription(connection));
+        }
+    }
+    match info.fallback_answer() {
+        StreamFallback::LastItem => Ok(Route::LastItem),
+        StreamFallback::Refuse => Err(refused(match context.transport() {
+            _ if batched => "a streaming method cannot be called in a batch",
+            crate::TransportKind::Http => {
+                "this method streams its result, and the request's `Accept` excludes `text/event-stream`: accept it, or call the method over WebSocket"
+            }
+            _ => "this method streams its result, which this transport cannot carry",
+        })),
+    }
 }
 
 /// Sends `items` as `route` says for the call `id` of a method streaming as
@@ -85,11 +96,12 @@ pub(crate) async fn serve(
         }
         #[cfg(feature = "duplex")]
         Route::Subscription(connection) => connection.subscribe(id, info, items).await,
-        #[cfg(not(any(feature = "http", feature = "duplex")))]
-        Route::_Never(_, never) => {
-            let _ = (id, info, items);
-            match never {}
+        Route::LastItem => {
+            let _ = info;
+            Some(last_item::reply(id, items).await)
         }
+        #[cfg(not(any(feature = "http", feature = "duplex")))]
+        Route::_Never(_, never) => match never {},
     }
 }
 
