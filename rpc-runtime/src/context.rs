@@ -1,12 +1,15 @@
 //! What a handler may know about the request it serves: the transport, the
-//! peer's address, the HTTP headers (`http` feature), and a handle to its
-//! connection.
+//! peer's address, the HTTP headers (`http` feature), a handle to its
+//! connection, and what layers and earlier calls on that connection left
+//! for it.
 
 use std::fmt;
 use std::net::SocketAddr;
 
+mod connection_extensions;
 mod extensions;
 
+pub use connection_extensions::ConnectionExtensions;
 pub use extensions::Extensions;
 
 /// The transport a request arrived on.
@@ -93,6 +96,7 @@ pub struct Context {
     #[cfg(feature = "http")]
     events: Option<crate::transport::http::EventSender>,
     extensions: Extensions,
+    connection_extensions: Option<ConnectionExtensions>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -111,6 +115,7 @@ impl Context {
             #[cfg(feature = "http")]
             events: None,
             extensions: Extensions::new(),
+            connection_extensions: None,
         }
     }
 
@@ -130,6 +135,43 @@ impl Context {
     /// [`CallRequest::context_mut`](crate::middleware::CallRequest::context_mut).
     pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.extensions
+    }
+
+    /// What earlier calls on this call's connection stored for the ones
+    /// after them (see [`ConnectionExtensions`]): the caller a `login`
+    /// method authenticated, what a layer resolved on the first call.
+    ///
+    /// Every WebSocket, TCP, stdio and stream connection has its own set,
+    /// on both ends, and so does each [`InProcess`](crate::client::InProcess)
+    /// client. Plain HTTP has none (`None`): one HTTP connection may carry
+    /// the requests of many clients (a proxy's pool, HTTP/2 streams), so
+    /// nothing one request proves may carry over to the next; authenticate
+    /// each HTTP request from its [headers](Context::headers) and put what a
+    /// layer learns in the call's own [extensions](Context::extensions).
+    /// The same goes for [`Router::handle`](crate::Router::handle).
+    ///
+    /// ```
+    /// use rpc_runtime::context::ConnectionExtensions;
+    /// use rpc_runtime::{Context, TransportKind};
+    ///
+    /// struct Tenant(u32);
+    ///
+    /// let connection = ConnectionExtensions::new();
+    /// let first = Context::new(TransportKind::Tcp).with_connection_extensions(connection.clone());
+    /// let later = Context::new(TransportKind::Tcp).with_connection_extensions(connection);
+    /// first.connection_extensions().unwrap().insert(Tenant(7));
+    /// assert_eq!(later.connection_extensions().unwrap().get::<Tenant>().unwrap().0, 7);
+    /// assert!(Context::new(TransportKind::Http).connection_extensions().is_none());
+    /// ```
+    pub fn connection_extensions(&self) -> Option<&ConnectionExtensions> {
+        self.connection_extensions.as_ref()
+    }
+
+    /// Sets the extensions of the call's connection, for a transport of
+    /// one's own (or a test) that carries them.
+    pub fn with_connection_extensions(mut self, extensions: ConnectionExtensions) -> Self {
+        self.connection_extensions = Some(extensions);
+        self
     }
 
     /// The transport the request arrived on.
