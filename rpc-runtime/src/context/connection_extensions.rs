@@ -58,6 +58,36 @@ impl ConnectionExtensions {
         values.get_shared()
     }
 
+    /// The value of type `T`, stored first by `make` when there is none:
+    /// what a layer sets up on a connection's first call, made once even
+    /// when the connection's first calls race.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use rpc_runtime::context::ConnectionExtensions;
+    ///
+    /// struct Calls(AtomicU64);
+    ///
+    /// let connection = ConnectionExtensions::new();
+    /// for _ in 0..3 {
+    ///     let calls = connection.get_or_insert_with(|| Calls(AtomicU64::new(0)));
+    ///     calls.0.fetch_add(1, Ordering::Relaxed);
+    /// }
+    /// assert_eq!(connection.get::<Calls>().unwrap().0.load(Ordering::Relaxed), 3);
+    /// ```
+    pub fn get_or_insert_with<T: Send + Sync + 'static>(&self, make: impl FnOnce() -> T) -> Arc<T> {
+        if let Some(value) = self.get() {
+            return value;
+        }
+        let mut values = self.values.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(value) = values.get_shared() {
+            return value;
+        }
+        let value = Arc::new(make());
+        values.insert_shared(value.clone());
+        value
+    }
+
     /// Takes out the value of type `T` (a logout), if one is stored.
     pub fn remove<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         let mut values = self.values.write().unwrap_or_else(PoisonError::into_inner);
