@@ -14,5 +14,6 @@ mod api;
 mod connections;
 mod layers;
 mod metrics;
+mod span_output;
 mod spans;
 mod transports;

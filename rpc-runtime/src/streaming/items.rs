@@ -48,6 +48,9 @@ impl Frame {
 /// A streaming handler's items, whatever their type.
 pub struct Items {
     source: Pin<Box<dyn Source>>,
+    /// The call's span, kept open as long as its stream and entered while
+    /// the stream is polled (disabled when no subscriber wants it).
+    span: Span,
 }
 
 impl std::fmt::Debug for Items {
@@ -152,7 +155,8 @@ fn unserializable(err: &serde_json::Error) -> ErrorObject {
 }
 
 impl Items {
-    /// Erases the type of a handler's `stream`.
+    /// Erases the type of a handler's `stream`, made in the span of its
+    /// call (the current one), which then lasts as long as the stream.
     pub(crate) fn new<S, T, E>(stream: S) -> Self
     where
         S: Stream<Item = Result<T, E>> + Send + 'static,
@@ -164,6 +168,7 @@ impl Items {
                 stream,
                 panicked: false,
             }),
+            span: Span::current(),
         }
     }
 
@@ -175,6 +180,11 @@ impl Items {
         frame: &Frame,
         into: Buffer<'_>,
     ) -> Polled {
-        self.source.as_mut().poll_into(cx, frame, into)
+        let _in_call = self.span.enter();
+        let polled = self.source.as_mut().poll_into(cx, frame, into);
+        if let Poll::Ready(Some(Err(error))) = &polled {
+            crate::middleware::span::record_error(&self.span, error);
+        }
+        polled
     }
 }

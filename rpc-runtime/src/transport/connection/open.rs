@@ -220,7 +220,14 @@ where
             outbox: &shared.outbox,
             direct,
         };
-        let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context, replies));
+        let reading = Rare::new(read_loop(
+            &mut reader,
+            &shared,
+            &setup,
+            context,
+            replies,
+            &calls_parent,
+        ));
         let (cut_short, closed_cleanly) = in_order(reading, writing).await;
         lock(&shared.pending).clear();
         shared.closed.cancel();
