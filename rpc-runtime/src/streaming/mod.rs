@@ -6,9 +6,9 @@
 //!
 //! | transport | form |
 //! |---|---|
-//! | HTTP, `Accept` includes `text/event-stream` | Server-Sent Events: `200`, `Content-Type: text/event-stream`; each item one event whose data is a whole response with the request's id; the stream closes when the handler's stream ends |
+//! | HTTP, `Accept` takes `text/event-stream` (also through `*/*` or `text/*`, or with no `Accept`) | Server-Sent Events: `200`, `Content-Type: text/event-stream`; each item one event whose data is a whole response with the request's id; the stream closes when the handler's stream ends |
 //! | WebSocket, TCP, stdio | a subscription: the call is answered with a subscription id, then each item is a notification `{"subscription": id, "result": item}` named by [`StreamInfo::notification`](crate::StreamInfo::notification); [`StreamInfo::unsubscribe`](crate::StreamInfo::unsubscribe) ends it |
-//! | HTTP without `text/event-stream`, in-process, in a batch | `-32600`, with the reason in `data` |
+//! | HTTP that takes JSON and not events, [`Router::handle`](crate::Router::handle), in a batch | the method's [`StreamFallback`]: `-32600` with the reason in `data`, or the last item as the plain result |
 //!
 //! On both forms an error the handler returns before its stream is a plain
 //! error response; an error item is sent as an error (an SSE event with an
@@ -21,6 +21,7 @@
 //! them: a reader that stops reading stops the producer, and memory stays
 //! bounded. A producer is dropped when its subscriber unsubscribes, its
 //! connection closes, its SSE client goes away, or the server shuts down.
+//! The call's `tracing` span lasts as long as its stream.
 
 mod data_lines;
 mod items;
