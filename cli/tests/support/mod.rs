@@ -219,30 +219,49 @@ pub fn calculator_document() -> PathBuf {
 /// target directory (and profile) this test was built in.
 pub fn calculator_binary() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
-        let profile = cli.parent().expect("the binary is in a profile directory");
-        let target = profile
-            .parent()
-            .expect("the profile is in a target directory");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(repo())
-            .args(["build", "--quiet", "--example", "calculator"])
-            .env("CARGO_TARGET_DIR", target);
-        if profile.file_name().is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(
-            status.success(),
-            "`cargo build --example calculator` failed: {status}"
-        );
-        profile
-            .join("examples")
-            .join(format!("calculator{}", std::env::consts::EXE_SUFFIX))
-    })
+    BUILT.get_or_init(|| example_binary_of("typed-rpc", "calculator"))
+}
+
+/// The example `name` of this crate (the `ticker`), built like the
+/// calculator.
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = built.iter().find(|(built, _)| built == name) {
+        return path.clone();
+    }
+    let path = example_binary_of(env!("CARGO_PKG_NAME"), name);
+    built.push((name.to_owned(), path.clone()));
+    path
+}
+
+/// Builds the example `name` of `package` into the target directory (and
+/// profile) this test was built in.
+fn example_binary_of(package: &str, name: &str) -> PathBuf {
+    let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
+    let profile = cli.parent().expect("the binary is in a profile directory");
+    let target = profile
+        .parent()
+        .expect("the profile is in a target directory");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .current_dir(repo())
+        .args(["build", "--quiet", "-p", package, "--example", name])
+        .env("CARGO_TARGET_DIR", target);
+    if profile.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(
+        status.success(),
+        "`cargo build -p {package} --example {name}` failed: {status}"
+    );
+    profile
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// A file in a fresh directory of this test's own under the target directory.
