@@ -97,6 +97,7 @@ pub struct Context {
     events: Option<crate::transport::http::EventSender>,
     extensions: Extensions,
     connection_extensions: Option<ConnectionExtensions>,
+    handover: Option<crate::streaming::Handover>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -116,6 +117,7 @@ impl Context {
             events: None,
             extensions: Extensions::new(),
             connection_extensions: None,
+            handover: None,
         }
     }
 
@@ -283,6 +285,16 @@ impl Context {
     #[cfg(feature = "http")]
     pub(crate) fn with_events(mut self, events: crate::transport::http::EventSender) -> Self {
         self.events = Some(events);
+        self
+    }
+
+    /// Where an in-process caller takes a streaming call's items.
+    pub(crate) fn handover(&self) -> Option<&crate::streaming::Handover> {
+        self.handover.as_ref()
+    }
+
+    pub(crate) fn with_handover(mut self, handover: crate::streaming::Handover) -> Self {
+        self.handover = Some(handover);
         self
     }
 

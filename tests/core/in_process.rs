@@ -3,7 +3,10 @@
 //! connection of its own that a login holds for.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use futures_util::stream::{self, Stream, StreamExt};
 
 use typed_rpc::client::InProcess;
 use typed_rpc::http::header::AUTHORIZATION;
@@ -31,11 +34,33 @@ pub trait Jobs {
     /// Counts a job for the tenant; never answered.
     #[notification(name = "touch")]
     async fn touch(&self, #[context] cx: &Context);
+
+    /// The tenant's job `job` as it runs: its progress, `steps` states,
+    /// then an error if `fail`; without end if `steps` is 0.
+    #[method(name = "watch", stream)]
+    async fn watch(
+        &self,
+        #[context] cx: &Context,
+        job: String,
+        steps: u64,
+        fail: bool,
+    ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static>;
 }
 
 #[derive(Clone, Default)]
 struct Store {
     touched: Arc<Mutex<Vec<u32>>>,
+    /// The `watch` streams alive.
+    watching: Arc<AtomicUsize>,
+}
+
+/// Counts a stream out when it is dropped.
+struct Watching(Arc<AtomicUsize>);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 fn tenant(cx: &Context) -> RpcResult<Tenant> {
@@ -65,6 +90,25 @@ impl Jobs for Store {
         if let Ok(Tenant(id)) = tenant(cx) {
             self.touched.lock().unwrap().push(id);
         }
+    }
+
+    async fn watch(
+        &self,
+        cx: &Context,
+        job: String,
+        steps: u64,
+        fail: bool,
+    ) -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static> {
+        let Tenant(id) = tenant(cx)?;
+        self.watching.fetch_add(1, Ordering::SeqCst);
+        let watching = Watching(self.watching.clone());
+        let ends = (steps > 0).then_some(steps).unwrap_or(u64::MAX);
+        let states = stream::iter(0..ends).map(move |step| {
+            let _watching = &watching;
+            Ok(format!("tenant-{id}/{job}: step {step}"))
+        });
+        let failure = fail.then(|| Err(ErrorObject::new(-32053, "Job failed")));
+        Ok(states.chain(stream::iter(failure)))
     }
 }
 
@@ -166,4 +210,46 @@ async fn a_login_holds_for_the_later_calls_of_the_client_and_its_clones_alone() 
     logged_in.connection_extensions().insert(Tenant(9));
     let logged_in = JobsClient::new(logged_in);
     assert_eq!(logged_in.list().await.unwrap(), ["job-9-a", "job-9-b"]);
+}
+
+#[tokio::test]
+async fn a_streaming_method_streams_in_process_with_the_caller_s_context() {
+    let store = Store::default();
+    let watching = store.watching.clone();
+    let router = Router::builder()
+        .service(store.into_service())
+        .layer(TenantAuth)
+        .build()
+        .unwrap();
+    let seven =
+        JobsClient::new(InProcess::new(router.clone()).header("authorization", "Bearer tenant-7"));
+    let mut states = seven.watch("backup".into(), 2, true).await.unwrap();
+    assert_eq!(
+        states.next().await.unwrap().unwrap(),
+        "tenant-7/backup: step 0"
+    );
+    assert_eq!(
+        states.next().await.unwrap().unwrap(),
+        "tenant-7/backup: step 1"
+    );
+    let err = states.next().await.unwrap().unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), -32053);
+    assert!(states.next().await.is_none());
+
+    // Read as the test reads: a stream without end, dropped, drops the producer.
+    let mut endless = seven.watch("sync".into(), 0, false).await.unwrap();
+    for step in 0..1000 {
+        assert_eq!(
+            endless.next().await.unwrap().unwrap(),
+            format!("tenant-7/sync: step {step}")
+        );
+    }
+    assert_eq!(watching.load(Ordering::SeqCst), 1);
+    drop(endless);
+    assert_eq!(watching.load(Ordering::SeqCst), 0);
+
+    // Refused before its stream, by the handler: the call's error.
+    let nobody = JobsClient::new(InProcess::new(router));
+    let err = nobody.watch("backup".into(), 1, false).await.unwrap_err();
+    assert_eq!(err.rpc_error().unwrap().code(), 4001);
 }

@@ -4,10 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{
-    Batch, BatchResponse, ClientError, OutgoingRequest, Transport, TransportError,
+    Batch, BatchResponse, ClientError, OutgoingRequest, RawItems, Transport, TransportError,
     TransportErrorKind,
 };
 use crate::context::ConnectionExtensions;
+use crate::streaming::Handover;
 use crate::{Context, Router, TransportKind};
 
 /// Calls a [`Router`] in the same process, through the same message text a
@@ -22,7 +23,9 @@ use crate::{Context, Router, TransportKind};
 /// client is one connection: its [connection
 /// extensions](InProcess::connection_extensions) are shared by all its
 /// calls (and its clones), so a `login` call holds for the calls after it,
-/// as on a TCP or WebSocket connection.
+/// as on a TCP or WebSocket connection. A streaming method's items are
+/// read straight from the handler's stream, as fast as the test reads
+/// them.
 ///
 /// ```
 /// use rpc_runtime::client::{ClientExt, InProcess};
@@ -193,6 +196,30 @@ impl Transport for InProcess {
             .handle_with(text.as_bytes(), &self.context)
             .await;
         Ok(())
+    }
+
+    /// Runs the call in this process and reads its items straight from the
+    /// handler's stream, as fast as they are read; dropping them drops the
+    /// stream.
+    async fn send_stream(
+        &self,
+        request: OutgoingRequest<'_>,
+        _: &'static crate::StreamInfo,
+    ) -> Result<RawItems, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let text = request.to_text(Some(id));
+        let handover = Handover::default();
+        let context = Context::clone(&self.context).with_handover(handover.clone());
+        let reply = self.router.handle_with(text.as_bytes(), &context).await;
+        match (handover.take(), reply) {
+            (Some(items), _) => Ok(super::local_items::raw_items(items)),
+            // Refused, or failed before its stream: the reply says why.
+            (None, Some(reply)) => {
+                super::decode_result::<Box<serde_json::value::RawValue>>(&reply)?;
+                Err(super::cannot_stream())
+            }
+            (None, None) => Err(TransportError::new(TransportErrorKind::Closed).into()),
+        }
     }
 
     async fn send_batch(&self, batch: &Batch) -> Result<BatchResponse, ClientError> {

@@ -73,6 +73,7 @@ struct Inner {
     /// The call layers, outermost first.
     layers: Vec<Box<dyn DynLayer>>,
     /// The names (and aliases) of the methods that stream.
+    #[cfg(feature = "http")]
     streaming: Vec<&'static str>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
@@ -127,6 +128,7 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
+        #[cfg(feature = "http")]
         let streaming = services
             .iter()
             .flat_map(|service| service.info().methods())
@@ -135,6 +137,7 @@ impl Router {
             .collect();
         Router {
             inner: Arc::new(Inner {
+                #[cfg(feature = "http")]
                 streaming,
                 services,
                 routes,

@@ -45,6 +45,24 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// Nothing around an item: its JSON alone, for a caller in the process.
+    pub(crate) const BARE: Frame = Frame {
+        head: String::new(),
+        tail: String::new(),
+        data_lines: false,
+    };
+}
+
+/// The items framed [bare](Frame::BARE) into `out`, each ending where
+/// `ends` says.
+pub(crate) fn bare_items<'a>(out: &'a [u8], ends: &'a [usize]) -> impl Iterator<Item = &'a [u8]> {
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts
+        .zip(ends.iter().copied())
+        .map(move |(start, end)| &out[start..end])
+}
+
 /// A streaming handler's items, whatever their type.
 pub struct Items {
     source: Pin<Box<dyn Source>>,

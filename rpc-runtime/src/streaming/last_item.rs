@@ -7,7 +7,7 @@ use std::future::poll_fn;
 
 use serde_json::value::RawValue;
 
-use super::{Buffer, Frame, Items};
+use super::{Buffer, Frame, Items, bare_items};
 use crate::wire::{self, Id};
 use crate::{ErrorObject, code};
 
@@ -19,11 +19,6 @@ const ROOM: usize = 16 * 1024;
 /// Runs `items` to their end and answers the call `id` with the last one;
 /// an error item is the reply, and so is a stream that ends empty.
 pub(crate) async fn reply(id: Id<'_>, mut items: Items) -> String {
-    let bare = Frame {
-        head: String::new(),
-        tail: String::new(),
-        data_lines: false,
-    };
     let mut out = Vec::new();
     let mut ends = Vec::new();
     let mut last: Option<Vec<u8>> = None;
@@ -36,7 +31,7 @@ pub(crate) async fn reply(id: Id<'_>, mut items: Items) -> String {
                 room: ROOM,
                 ends: Some(&mut ends),
             };
-            match std::task::ready!(items.poll_into(cx, &bare, into)) {
+            match std::task::ready!(items.poll_into(cx, &Frame::BARE, into)) {
                 Some(Ok(())) => keep_last(&out, &ends, &mut last),
                 Some(Err(error)) => return std::task::Poll::Ready(Err(error)),
                 None => {
@@ -61,16 +56,11 @@ pub(crate) async fn reply(id: Id<'_>, mut items: Items) -> String {
 
 /// Keeps the last of the items framed into `out` (each ends where `ends` says).
 fn keep_last(out: &[u8], ends: &[usize], last: &mut Option<Vec<u8>>) {
-    let Some(&end) = ends.last() else {
-        return;
-    };
-    let start = match ends.len() {
-        1 => 0,
-        n => ends[n - 2],
-    };
-    let kept = last.get_or_insert_with(Vec::new);
-    kept.clear();
-    kept.extend_from_slice(&out[start..end]);
+    if let Some(item) = bare_items(out, ends).last() {
+        let kept = last.get_or_insert_with(Vec::new);
+        kept.clear();
+        kept.extend_from_slice(item);
+    }
 }
 
 #[cold]

@@ -7,6 +7,7 @@
 //! | transport | form |
 //! |---|---|
 //! | HTTP, `Accept` takes `text/event-stream` (also through `*/*` or `text/*`, or with no `Accept`) | Server-Sent Events: `200`, `Content-Type: text/event-stream`; each item one event whose data is a whole response with the request's id; the stream closes when the handler's stream ends |
+//! | an in-process client ([`InProcess`](crate::client::InProcess)) | the items, read by the client as they are made |
 //! | WebSocket, TCP, stdio | a subscription: the call is answered with a subscription id, then each item is a notification `{"subscription": id, "result": item}` named by [`StreamInfo::notification`](crate::StreamInfo::notification); [`StreamInfo::unsubscribe`](crate::StreamInfo::unsubscribe) ends it |
 //! | HTTP that takes JSON and not events, [`Router::handle`](crate::Router::handle), in a batch | the method's [`StreamFallback`]: `-32600` with the reason in `data`, or the last item as the plain result |
 //!
@@ -24,13 +25,15 @@
 //! The call's `tracing` span lasts as long as its stream.
 
 mod data_lines;
+mod handover;
 mod items;
 mod last_item;
 
 #[cfg(feature = "http")]
 pub(crate) use data_lines::data_event;
+pub(crate) use handover::Handover;
 pub use items::Items;
-pub(crate) use items::{Buffer, Frame};
+pub(crate) use items::{Buffer, Frame, bare_items};
 
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, StreamFallback, StreamInfo};
@@ -43,12 +46,12 @@ pub(crate) enum Route<'a> {
     /// A subscription on a two-way connection.
     #[cfg(feature = "duplex")]
     Subscription(&'a crate::transport::Connection),
+    /// Handed over whole to a caller in the same process (an in-process
+    /// client), which reads the items itself.
+    Handover(&'a Handover),
     /// Nowhere: the stream runs to its end, and its last item is the reply
     /// ([`StreamFallback::LastItem`]).
     LastItem,
-    #[cfg(not(any(feature = "http", feature = "duplex")))]
-    #[doc(hidden)]
-    _Never(std::marker::PhantomData<&'a ()>, std::convert::Infallible),
 }
 
 /// Where `context`'s call of a method streaming as `info` goes, or why it
@@ -59,6 +62,9 @@ pub(crate) fn route<'a>(
     info: &StreamInfo,
 ) -> Result<Route<'a>, ErrorObject> {
     if !batched {
+        if let Some(handover) = context.handover() {
+            return Ok(Route::Handover(handover));
+        }
         #[cfg(feature = "http")]
         if let Some(events) = context.events() {
             return Ok(Route::Events(events));
@@ -97,12 +103,14 @@ pub(crate) async fn serve(
         }
         #[cfg(feature = "duplex")]
         Route::Subscription(connection) => connection.subscribe(id, info, items).await,
+        Route::Handover(handover) => {
+            handover.put(items);
+            None
+        }
         Route::LastItem => {
             let _ = info;
             Some(last_item::reply(id, items).await)
         }
-        #[cfg(not(any(feature = "http", feature = "duplex")))]
-        Route::_Never(_, never) => match never {},
     }
 }
 
