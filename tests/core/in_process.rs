@@ -102,7 +102,7 @@ impl Jobs for Store {
         let Tenant(id) = tenant(cx)?;
         self.watching.fetch_add(1, Ordering::SeqCst);
         let watching = Watching(self.watching.clone());
-        let ends = (steps > 0).then_some(steps).unwrap_or(u64::MAX);
+        let ends = if steps > 0 { steps } else { u64::MAX };
         let states = stream::iter(0..ends).map(move |step| {
             let _watching = &watching;
             Ok(format!("tenant-{id}/{job}: step {step}"))

@@ -61,18 +61,8 @@ pub(crate) fn route<'a>(
     batched: bool,
     info: &StreamInfo,
 ) -> Result<Route<'a>, ErrorObject> {
-    if !batched {
-        if let Some(handover) = context.handover() {
-            return Ok(Route::Handover(handover));
-        }
-        #[cfg(feature = "http")]
-        if let Some(events) = context.events() {
-            return Ok(Route::Events(events));
-        }
-        #[cfg(feature = "duplex")]
-        if let Some(connection) = context.connection() {
-            return Ok(Route::Subscription(connection));
-        }
+    if !batched && let Some(route) = carrier(context) {
+        return Ok(route);
     }
     match info.fallback_answer() {
         StreamFallback::LastItem => Ok(Route::LastItem),
@@ -84,6 +74,22 @@ pub(crate) fn route<'a>(
             _ => "this method streams its result, which this transport cannot carry",
         })),
     }
+}
+
+/// What carries the items of a call made with `context`, if anything can.
+fn carrier(context: &Context) -> Option<Route<'_>> {
+    if let Some(handover) = context.handover() {
+        return Some(Route::Handover(handover));
+    }
+    #[cfg(feature = "http")]
+    if let Some(events) = context.events() {
+        return Some(Route::Events(events));
+    }
+    #[cfg(feature = "duplex")]
+    if let Some(connection) = context.connection() {
+        return Some(Route::Subscription(connection));
+    }
+    None
 }
 
 /// Sends `items` as `route` says for the call `id` of a method streaming as
