@@ -9,7 +9,7 @@ mod support;
 mod ticker_api;
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -245,9 +245,9 @@ fn the_document_says_a_method_streams_and_flags_name_its_notifications() {
     assert_eq!(run.ok(), "\"0x0\"\n\"0x1\"\n");
 }
 
-/// `typed-rpc ARGS`, stopped with SIGINT once it has printed its first
-/// line: the run, and that first line.
-fn interrupted(args: &[&str]) -> (Run, String) {
+/// `typed-rpc ARGS` started, once it has printed its first line: the
+/// child, the rest of its stdout, and that line.
+fn started(args: &[&str]) -> (Child, BufReader<ChildStdout>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_typed-rpc"))
         .args(args)
         .stdin(Stdio::null())
@@ -258,6 +258,13 @@ fn interrupted(args: &[&str]) -> (Run, String) {
     let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
     let mut first = String::new();
     stdout.read_line(&mut first).expect("a first item");
+    (child, stdout, first)
+}
+
+/// `typed-rpc ARGS`, stopped with SIGINT once it has printed its first
+/// line: the run, and that first line.
+fn interrupted(args: &[&str]) -> (Run, String) {
+    let (mut child, mut stdout, first) = started(args);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -324,24 +331,15 @@ fn ctrl_c_unsubscribes_and_exits_130() {
 fn a_lost_connection_mid_stream_exits_3() {
     let server = Streams::start();
     let url = server.ws();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-rpc"))
-        .args([
-            "call",
-            "--stream",
-            "--compact",
-            &url,
-            "count",
-            "100000",
-            "20",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("typed-rpc starts");
-    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("a first item");
+    let (mut child, _, _) = started(&[
+        "call",
+        "--stream",
+        "--compact",
+        &url,
+        "count",
+        "100000",
+        "20",
+    ]);
     let Streams { runtime, http, .. } = server;
     runtime.block_on(http.shutdown());
     let status = child.wait().expect("typed-rpc exits");

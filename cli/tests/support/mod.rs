@@ -237,6 +237,10 @@ pub fn example_binary(name: &str) -> PathBuf {
     path
 }
 
+/// What cargo reads of its own settings; the rest of the `CARGO_` variables
+/// a test sees are cargo's words to the test.
+const KEPT_CARGO_VARS: [&str; 3] = ["CARGO_HOME", "CARGO_TARGET_DIR", "CARGO_INCREMENTAL"];
+
 /// Builds the example `name` of `package` into the target directory (and
 /// profile) this test was built in.
 fn example_binary_of(package: &str, name: &str) -> PathBuf {
@@ -251,6 +255,17 @@ fn example_binary_of(package: &str, name: &str) -> PathBuf {
         .current_dir(repo())
         .args(["build", "--quiet", "-p", package, "--example", name])
         .env("CARGO_TARGET_DIR", target);
+    // Not the test's own environment: cargo gives a test its build
+    // directories in `LD_LIBRARY_PATH`, and a build script run under
+    // another value is run again (ring's, and all after it: a minute and
+    // more, every time).
+    build.env_remove("LD_LIBRARY_PATH");
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_") && !KEPT_CARGO_VARS.contains(&&*name) {
+            build.env_remove(&*name);
+        }
+    }
     if profile.file_name().is_some_and(|name| name == "release") {
         build.arg("--release");
     }
