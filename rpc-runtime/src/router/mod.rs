@@ -8,9 +8,12 @@
 //! nothing else is disturbed.
 
 mod batch;
+mod build_error;
 #[cfg(feature = "schema")]
 mod discover;
 mod guard;
+#[cfg(feature = "http")]
+mod streaming;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -21,6 +24,7 @@ use std::sync::Arc;
 use std::task::{self, Poll};
 
 use batch::Outcome;
+pub use build_error::BuildError;
 #[cfg(feature = "rt")]
 use guard::Deadline;
 use guard::Guarded;
@@ -128,17 +132,10 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
-        #[cfg(feature = "http")]
-        let streaming = services
-            .iter()
-            .flat_map(|service| service.info().methods())
-            .filter(|method| method.stream_info().is_some())
-            .flat_map(|method| method.names())
-            .collect();
         Router {
             inner: Arc::new(Inner {
                 #[cfg(feature = "http")]
-                streaming,
+                streaming: streaming::method_names(&services),
                 services,
                 routes,
                 settings,
@@ -173,12 +170,6 @@ impl Router {
         self.inner.cancel.as_ref()
     }
 
-    /// Whether one of its methods streams (`#[method(stream)]`).
-    #[cfg(feature = "http")]
-    pub(crate) fn streams(&self) -> bool {
-        !self.inner.streaming.is_empty()
-    }
-
     /// The services this router dispatches to, in the order they were added.
     pub fn services(&self) -> impl Iterator<Item = &'static ServiceInfo> + '_ {
         self.inner.services.iter().map(|s| s.info())
@@ -200,29 +191,6 @@ impl Router {
             Ok(Message::Single(entry)) => self.handle_entry(&entry, context).await,
             Ok(Message::Batch(entries)) => self.handle_batch(&entries, context).await,
             Err(error) => Some(wire::failure(None, &error)),
-        }
-    }
-
-    /// [`handle_with`](Router::handle_with), except for a lone call of a
-    /// streaming method, which it leaves unrun (`None`), before any layer
-    /// sees it: the HTTP server answers that one with events, when its
-    /// client takes them only through a wildcard, and every other call
-    /// with plain JSON, without making ready for events.
-    #[cfg(feature = "http")]
-    pub(crate) async fn handle_unless_streaming(
-        &self,
-        message: &[u8],
-        context: &Context,
-    ) -> Option<Option<String>> {
-        match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(Entry::Request(request)))
-                if request.id().is_some() && self.inner.streaming.contains(&request.method()) =>
-            {
-                None
-            }
-            Ok(Message::Single(entry)) => Some(self.handle_entry(&entry, context).await),
-            Ok(Message::Batch(entries)) => Some(self.handle_batch(&entries, context).await),
-            Err(error) => Some(Some(wire::failure(None, &error))),
         }
     }
 
@@ -599,37 +567,3 @@ impl RouterBuilder {
         Ok(router)
     }
 }
-
-/// Why a [`Router`] could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two services define the same method name or alias.
-    DuplicateMethod {
-        /// The method name.
-        method: &'static str,
-        /// The service that defined it first.
-        first: &'static str,
-        /// The service that defined it again.
-        second: &'static str,
-    },
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::DuplicateMethod {
-                method,
-                first,
-                second,
-            } => {
-                write!(
-                    f,
-                    "method `{method}` is defined by both `{first}` and `{second}`"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
