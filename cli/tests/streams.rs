@@ -15,13 +15,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, Stream, StreamExt};
-use tokio::runtime::Runtime;
 use typed_rpc::middleware::{CallLayer, CallRequest, Next, Reply};
-use typed_rpc::transport::stream::Framing;
-use typed_rpc::transport::{Server, ServerHandle};
 use typed_rpc::{Router, RpcResult, rpc};
 
-use support::{Run, scratch_file, typed_rpc};
+use support::{Run, Served, scratch_file, typed_rpc};
 use ticker_api::{Ticker, Ticks};
 
 /// Ethereum-style names for a subscription's notifications and its end.
@@ -88,16 +85,13 @@ impl CallLayer for Unsubscribes {
 /// The ticker and the heads, served in this test over HTTP (and WebSocket)
 /// and TCP.
 struct Streams {
-    runtime: Runtime,
-    http: ServerHandle,
-    tcp: ServerHandle,
+    served: Served,
     unsubscribes: Unsubscribes,
     chain: Chain,
 }
 
 impl Streams {
     fn start() -> Streams {
-        let runtime = Runtime::new().expect("a tokio runtime");
         let unsubscribes = Unsubscribes::default();
         let chain = Chain::default();
         let router = Router::builder()
@@ -106,37 +100,11 @@ impl Streams {
             .layer(unsubscribes.clone())
             .build()
             .expect("distinct methods");
-        let server = Server::new(router);
-        let (http, tcp) = runtime.block_on(async {
-            let http = server
-                .serve_http("127.0.0.1:0")
-                .await
-                .expect("HTTP listens");
-            let tcp = server
-                .serve_tcp("127.0.0.1:0", Framing::Lines)
-                .await
-                .expect("TCP listens");
-            (http, tcp)
-        });
         Streams {
-            runtime,
-            http,
-            tcp,
+            served: Served::start(router),
             unsubscribes,
             chain,
         }
-    }
-
-    fn http(&self) -> String {
-        format!("http://{}/", self.http.local_addr().expect("a port"))
-    }
-
-    fn ws(&self) -> String {
-        format!("ws://{}/", self.http.local_addr().expect("a port"))
-    }
-
-    fn tcp(&self) -> String {
-        format!("tcp://{}", self.tcp.local_addr().expect("a port"))
     }
 
     /// Waits until the server has seen `count` unsubscribe calls.
@@ -175,12 +143,17 @@ const THREE: &str = "{\"n\":0,\"square\":0}\n{\"n\":1,\"square\":1}\n{\"n\":2,\"
 #[test]
 fn each_item_is_printed_over_every_transport_and_the_end_exits_0() {
     let server = Streams::start();
-    for url in [server.http(), server.ws(), server.tcp(), stdio_url()] {
+    for url in [
+        server.served.http(),
+        server.served.ws(),
+        server.served.tcp(),
+        stdio_url(),
+    ] {
         let run = typed_rpc(&["call", "--stream", "--compact", &url, "count", "3"]);
         assert_eq!(run.ok(), THREE, "{url}");
     }
     // Pretty-printed by default, one value after another.
-    let run = typed_rpc(&["call", "--stream", &server.ws(), "count", "2"]);
+    let run = typed_rpc(&["call", "--stream", &server.served.ws(), "count", "2"]);
     assert_eq!(
         run.ok(),
         "{\n  \"n\": 0,\n  \"square\": 0\n}\n{\n  \"n\": 1,\n  \"square\": 1\n}\n"
@@ -190,7 +163,11 @@ fn each_item_is_printed_over_every_transport_and_the_end_exits_0() {
 #[test]
 fn an_error_item_ends_the_stream_with_exit_code_5() {
     let server = Streams::start();
-    for url in [server.http(), server.ws(), server.tcp()] {
+    for url in [
+        server.served.http(),
+        server.served.ws(),
+        server.served.tcp(),
+    ] {
         let run = typed_rpc(&["call", "--stream", "--compact", &url, "failing", "2"]);
         assert_eq!(run.code(), 5, "{url}: {run:#?}");
         assert_eq!(
@@ -200,7 +177,13 @@ fn an_error_item_ends_the_stream_with_exit_code_5() {
         assert!(run.stderr.contains("-32050"), "{url}: {}", run.stderr);
     }
     // A call the server refuses before its stream: the same layer.
-    let run = typed_rpc(&["call", "--stream", &server.ws(), "count", "\"three\""]);
+    let run = typed_rpc(&[
+        "call",
+        "--stream",
+        &server.served.ws(),
+        "count",
+        "\"three\"",
+    ]);
     assert_eq!(run.code(), 5, "{run:#?}");
     assert!(run.stderr.contains("-32602"), "{}", run.stderr);
 }
@@ -218,7 +201,7 @@ fn the_document_says_a_method_streams_and_flags_name_its_notifications() {
                           "unsubscribe": "count_unsubscribe", "item": {}}}]}"#,
     );
     let document = document.to_str().unwrap();
-    for url in [server.http(), server.tcp()] {
+    for url in [server.served.http(), server.served.tcp()] {
         let run = typed_rpc(&[
             "call",
             "--openrpc",
@@ -237,7 +220,7 @@ fn the_document_says_a_method_streams_and_flags_name_its_notifications() {
         "eth_subscription",
         "--unsubscribe",
         "eth_unsubscribe",
-        &server.ws(),
+        &server.served.ws(),
         "eth_subscribe",
         "newHeads",
         "2",
@@ -306,18 +289,18 @@ fn ctrl_c_unsubscribes_and_exits_130() {
         ])
     };
     // Over TCP the server reads the unsubscribe, then the connection's end.
-    let (run, first) = heads(&server.tcp());
+    let (run, first) = heads(&server.served.tcp());
     assert_eq!(first, "\"0x0\"\n");
     assert_eq!(run.code(), 130, "{run:#?}");
     assert!(server.unsubscribed(1), "the server was told");
     assert!(server.producers_dropped());
     // Over WebSocket the unsubscribe goes out before the close frame, which
     // the server may act on first: either way the producer is dropped.
-    let (run, _) = heads(&server.ws());
+    let (run, _) = heads(&server.served.ws());
     assert_eq!(run.code(), 130, "{run:#?}");
     assert!(server.producers_dropped());
     // Over HTTP the response is closed; a child on stdio gets the end of its stdin.
-    for url in [server.http(), stdio_url()] {
+    for url in [server.served.http(), stdio_url()] {
         let (run, _) = interrupted(&["call", "--stream", &url, "count", "100000", "20"]);
         assert_eq!(run.code(), 130, "{url}: {run:#?}");
         assert_eq!(
@@ -330,7 +313,7 @@ fn ctrl_c_unsubscribes_and_exits_130() {
 #[test]
 fn a_lost_connection_mid_stream_exits_3() {
     let server = Streams::start();
-    let url = server.ws();
+    let url = server.served.ws();
     let (mut child, _, _) = started(&[
         "call",
         "--stream",
@@ -340,8 +323,7 @@ fn a_lost_connection_mid_stream_exits_3() {
         "100000",
         "20",
     ]);
-    let Streams { runtime, http, .. } = server;
-    runtime.block_on(http.shutdown());
+    server.served.stop_http();
     let status = child.wait().expect("typed-rpc exits");
     assert_eq!(status.code(), Some(3));
 }

@@ -98,18 +98,18 @@ pub fn calculator_router() -> Router {
         .expect("the calculator's methods are distinct")
 }
 
-/// The calculator served in this test, over HTTP (and WebSocket on the
-/// same port) and newline-delimited TCP.
-pub struct Calculator {
+/// A router served in this test, over HTTP (and WebSocket on the same
+/// port) and newline-delimited TCP.
+pub struct Served {
     pub runtime: Runtime,
     http: ServerHandle,
     tcp: ServerHandle,
 }
 
-impl Calculator {
-    pub fn start() -> Calculator {
+impl Served {
+    pub fn start(router: Router) -> Served {
         let runtime = Runtime::new().expect("a tokio runtime");
-        let server = Server::new(calculator_router());
+        let server = Server::new(router);
         let (http, tcp) = runtime.block_on(async {
             let http = server
                 .serve_http("127.0.0.1:0")
@@ -121,7 +121,12 @@ impl Calculator {
                 .expect("TCP listens");
             (http, tcp)
         });
-        Calculator { runtime, http, tcp }
+        Served { runtime, http, tcp }
+    }
+
+    /// The calculator, served.
+    pub fn calculator() -> Served {
+        Served::start(calculator_router())
     }
 
     pub fn http(&self) -> String {
@@ -134,6 +139,11 @@ impl Calculator {
 
     pub fn tcp(&self) -> String {
         format!("tcp://{}", self.tcp.local_addr().expect("a port"))
+    }
+
+    /// Stops serving HTTP and WebSocket, cutting their connections.
+    pub fn stop_http(self) {
+        self.runtime.block_on(self.http.shutdown());
     }
 }
 
