@@ -50,7 +50,17 @@ Examples:
   typed-rpc call 'stdio:calculator --stdio' sum '[1, 2, 4]'
   typed-rpc call --notify tcp://127.0.0.1:4000 update 1 2 3
 With --openrpc FILE or --discover, the call is checked before it is sent;
-`typed-rpc methods` lists the methods such a document describes.";
+`typed-rpc methods` lists the methods such a document describes.
+
+Streams:
+  typed-rpc call --stream http://127.0.0.1:3000 watch 7     Server-Sent Events
+  typed-rpc call --stream --compact ws://127.0.0.1:3000 watch 7
+  typed-rpc call --notification eth_subscription --unsubscribe eth_unsubscribe \
+      ws://127.0.0.1:8545 eth_subscribe newHeads
+Each item is printed as it arrives (one line each with --compact) until the
+stream ends or Ctrl-C, which unsubscribes. A method whose OpenRPC document
+marks it `x-stream` streams without --stream. --timeout bounds the call that
+starts the stream, not the wait between items.";
 
 const BATCH_HELP: &str = "\
 FILE holds a JSON array of calls, or one call per line:
@@ -76,14 +86,40 @@ pub struct CallArgs {
     #[arg(allow_negative_numbers = true)]
     pub params: Vec<String>,
     /// Sends a notification: no reply is expected, nothing is printed.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["stream", "notification", "unsubscribe"])]
     pub notify: bool,
+    #[command(flatten)]
+    pub stream: StreamArgs,
     #[command(flatten)]
     pub connect: ConnectArgs,
     #[command(flatten)]
     pub schema: SchemaArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// A streaming call: how its items travel.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// The method streams: prints each item as it arrives, until the stream ends or Ctrl-C
+    /// (implied when the OpenRPC document says the method streams).
+    #[arg(long)]
+    pub stream: bool,
+    /// The notification that carries the items on ws://, tcp:// and stdio: (default: the
+    /// document's, else METHOD). Implies --stream.
+    #[arg(long, value_name = "METHOD")]
+    pub notification: Option<String>,
+    /// The method that ends the subscription on ws://, tcp:// and stdio: (default: the
+    /// document's, else METHOD_unsubscribe). Implies --stream.
+    #[arg(long, value_name = "METHOD")]
+    pub unsubscribe: Option<String>,
+}
+
+impl StreamArgs {
+    /// Whether the command line says the method streams.
+    pub fn asked(&self) -> bool {
+        self.stream || self.notification.is_some() || self.unsubscribe.is_some()
+    }
 }
 
 /// `typed-rpc batch`.

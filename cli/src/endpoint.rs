@@ -14,15 +14,15 @@ use std::future::Future;
 use std::time::Duration;
 
 use serde_json::value::RawValue;
-use typed_rpc::ClientError;
 use typed_rpc::client::{
-    Batch, BatchResponse, OutgoingRequest, Params, Transport, TransportError, TransportErrorKind,
-    decode_result,
+    Batch, BatchResponse, OutgoingRequest, Params, RawItems, Transport, TransportError,
+    TransportErrorKind, decode_result,
 };
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::stream::{ChildProcess, Framing, StreamConnector};
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::transport::{Connection, DEFAULT_CALL_TIMEOUT};
+use typed_rpc::{ClientError, StreamInfo};
 
 use crate::exit::Failure;
 
@@ -189,6 +189,24 @@ impl Client {
             }
         };
         decode_result(&reply)
+    }
+
+    /// Calls the streaming `method`, whose items travel as `stream` says on
+    /// a two-way connection (as Server-Sent Events over HTTP): its items,
+    /// once the server has taken the call.
+    pub async fn stream(
+        &self,
+        method: &str,
+        params: Option<&Params>,
+        stream: &'static StreamInfo,
+    ) -> Result<RawItems, ClientError> {
+        let request = OutgoingRequest::new(method, params);
+        match self {
+            Client::Http(http) => http.send_stream(request, stream).await,
+            Client::Connection(connection) | Client::Child(_, connection) => {
+                connection.send_stream(request, stream).await
+            }
+        }
     }
 
     /// Sends the notification `method`.

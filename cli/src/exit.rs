@@ -22,6 +22,9 @@ pub const HTTP: u8 = 4;
 pub const RPC: u8 = 5;
 /// The reply was not a JSON-RPC response.
 pub const DECODE: u8 = 6;
+/// A stream read until Ctrl-C, which unsubscribed (128 + SIGINT, as shells
+/// report a program stopped by Ctrl-C).
+pub const INTERRUPTED: u8 = 130;
 
 /// The table of exit codes, for `--help` (the README has the same one).
 pub const TABLE: &str = "\
@@ -32,7 +35,9 @@ Exit codes:
   3  transport: could not connect, connection lost, or timed out
   4  HTTP: a status other than 2xx (also a refused WebSocket handshake)
   5  JSON-RPC: the server answered with an error object (printed on stderr)
-  6  decode: the reply was not a JSON-RPC response";
+  6  decode: the reply was not a JSON-RPC response
+A stream (call --stream) exits 0 when the server ended it, 5 when an error
+item ended it, 3 when the connection was lost, 130 on Ctrl-C.";
 
 /// Why a command failed: its exit code and what to tell the user.
 #[derive(Debug)]
@@ -54,6 +59,11 @@ impl Failure {
             error: None,
             doing: None,
         }
+    }
+
+    /// A stream stopped with Ctrl-C.
+    pub fn interrupted() -> Self {
+        Failure::with_code(INTERRUPTED, "interrupted: the stream was stopped")
     }
 
     /// A failure with the given exit code.

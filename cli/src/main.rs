@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! typed-rpc call URL METHOD [PARAMS...]     one call; its result on stdout
+//! typed-rpc call --stream URL METHOD ...    a streaming call; each item as it comes
 //! typed-rpc batch URL FILE                  the calls of FILE as one batch
 //! typed-rpc methods URL | --openrpc FILE    the methods of an OpenRPC document
 //! ```
@@ -16,6 +17,7 @@ mod openrpc;
 mod output;
 mod params;
 mod run;
+mod stream;
 
 use std::process::ExitCode;
 

@@ -3,8 +3,10 @@
 //!
 //! Only what a call needs is read: each method's name and aliases, its
 //! summary, its params (name, required or not, by position or by name),
-//! and whether it has a result. Local `$ref`s (`#/components/...`) are
-//! followed; schemas are not checked against the values.
+//! whether it has a result, and whether it streams (typed-rpc's `x-stream`,
+//! with the names its items travel under). Local `$ref`s
+//! (`#/components/...`) are followed; schemas are not checked against the
+//! values.
 
 use std::fmt::Write as _;
 
@@ -29,6 +31,28 @@ struct Method {
     whole: bool,
     /// No result: OpenRPC allows such a method only as a notification.
     notification: bool,
+    /// How its items travel, if it streams (typed-rpc's `x-stream`).
+    stream: Option<StreamNames>,
+}
+
+/// The names a streaming method's items travel under on a two-way
+/// connection: the notification that carries each, and the method that
+/// ends the subscription.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamNames {
+    pub notification: String,
+    pub unsubscribe: String,
+}
+
+impl StreamNames {
+    /// typed-rpc's defaults for `method`: its own name, and
+    /// `<method>_unsubscribe`.
+    pub fn of(method: &str) -> Self {
+        StreamNames {
+            notification: method.to_owned(),
+            unsubscribe: format!("{method}_unsubscribe"),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -82,6 +106,11 @@ impl Document {
                 "`{name}` is a notification (its document gives it no result): add --notify"
             ));
         }
+        if method.stream.is_some() && notify {
+            return Err(format!(
+                "`{name}` streams its result (`x-stream` in its document): drop --notify"
+            ));
+        }
         let given = match params {
             Some(raw) => {
                 serde_json::from_str(raw.get()).map_err(|err| format!("invalid params: {err}"))?
@@ -104,6 +133,11 @@ impl Document {
             Value::Object(members) => method.check_named(members.keys().map(String::as_str)),
             _ => Err("params must be an array or an object".to_owned()),
         }
+    }
+
+    /// How `name` streams, if its document says it does.
+    pub fn stream(&self, name: &str) -> Option<&StreamNames> {
+        self.method(name).ok()?.stream.as_ref()
     }
 
     fn method(&self, name: &str) -> Result<&Method, String> {
@@ -156,6 +190,9 @@ impl Document {
             let _ = write!(text, "{}{open}{}{close}", method.name, names.join(", "));
             if method.notification {
                 text.push_str("  notification");
+            }
+            if method.stream.is_some() {
+                text.push_str("  stream");
             }
             if !method.aliases.is_empty() {
                 let _ = write!(text, "  also: {}", method.aliases.join(", "));
@@ -266,9 +303,23 @@ fn read_method(root: &Value, method: &Value) -> Result<Method, String> {
             .collect(),
         _ => Vec::new(),
     };
+    let stream = match method.get("x-stream") {
+        None => None,
+        Some(stream @ Value::Object(_)) => {
+            let defaults = StreamNames::of(&name);
+            let named =
+                |key| string(stream, key).map_err(|err| format!("`{name}`: x-stream: {err}"));
+            Some(StreamNames {
+                notification: named("notification")?.unwrap_or(defaults.notification),
+                unsubscribe: named("unsubscribe")?.unwrap_or(defaults.unsubscribe),
+            })
+        }
+        Some(_) => return Err(format!("`{name}`: `x-stream` is not an object")),
+    };
     Ok(Method {
         summary: string(method, "summary")?,
         notification: method.get("result").is_none(),
+        stream,
         name,
         aliases,
         params,
@@ -349,7 +400,13 @@ mod tests {
                 { "name": "sum", "paramStructure": "by-position", "x-params-whole": true,
                   "params": [{ "name": "values", "required": true }],
                   "result": { "name": "result", "schema": {} } },
-                { "name": "update", "params": [] }
+                { "name": "update", "params": [] },
+                { "name": "eth_subscribe", "params": [{ "name": "kind", "required": true }],
+                  "result": { "name": "result", "schema": {} },
+                  "x-stream": { "wire": ["sse", "subscription"], "notification": "eth_subscription",
+                                "unsubscribe": "eth_unsubscribe", "item": {} } },
+                { "name": "watch", "params": [], "result": { "name": "result", "schema": {} },
+                  "x-stream": {} }
             ],
             "components": { "contentDescriptors": {
                 "Subtrahend": { "name": "subtrahend", "required": true, "schema": {} }
@@ -441,7 +498,9 @@ mod tests {
             "subtract(minuend, subtrahend)\n    Subtracts.\n\
              greet{name, greeting?}  also: hello\n\
              sum(values...)\n\
-             update()  notification\n"
+             update()  notification\n\
+             eth_subscribe(kind)  stream\n\
+             watch()  stream\n"
         );
     }
 
@@ -455,5 +514,27 @@ mod tests {
         let err =
             Document::from_value(&json!({ "methods": [{ "$ref": "other.json#/x" }] })).unwrap_err();
         assert!(err.contains("only local references"), "{err}");
+    }
+
+    #[test]
+    fn x_stream_names_how_a_method_streams() {
+        let document = document();
+        let eth = document.stream("eth_subscribe").unwrap();
+        assert_eq!(eth.notification, "eth_subscription");
+        assert_eq!(eth.unsubscribe, "eth_unsubscribe");
+        assert_eq!(
+            document.stream("watch"),
+            Some(&super::StreamNames::of("watch"))
+        );
+        assert_eq!(document.stream("subtract"), None);
+        assert_eq!(document.stream("nope"), None);
+        assert!(
+            check("watch", None, true)
+                .unwrap_err()
+                .contains("streams its result"),
+            "a stream is no notification"
+        );
+        let bad = serde_json::json!({"methods": [{"name": "w", "result": {}, "x-stream": true}]});
+        assert!(Document::from_value(&bad).unwrap_err().contains("x-stream"));
     }
 }

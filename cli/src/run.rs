@@ -16,9 +16,10 @@ use crate::args::{BatchArgs, CallArgs, Command, ConnectArgs, FramingArg, Methods
 use crate::batch_file;
 use crate::endpoint::{Client, Endpoint, Settings};
 use crate::exit::{self, Failure};
-use crate::openrpc::Document;
+use crate::openrpc::{Document, StreamNames};
 use crate::output::{self, Style};
 use crate::params;
+use crate::stream;
 
 /// Runs `command`, printing its output on stdout.
 pub async fn run(command: Command) -> Result<(), Failure> {
@@ -33,7 +34,8 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
     let style = Style::compact_if(args.output.compact);
     let endpoint = Endpoint::parse(&args.url)?;
     let raw = params::from_args(&args.params).map_err(Failure::usage)?;
-    if let Some(document) = read_document(args.schema.openrpc.as_deref())? {
+    let file_document = read_document(args.schema.openrpc.as_deref())?;
+    if let Some(document) = &file_document {
         document
             .check(&args.method, raw.as_deref(), args.notify)
             .map_err(Failure::usage)?;
@@ -42,14 +44,22 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
     let settings = settings(&args.connect);
     let client = Client::connect(&endpoint, &settings).await?;
     let outcome = async {
-        if args.schema.discover {
-            discover(&client)
-                .await?
+        let served_document = match args.schema.discover {
+            true => Some(discover(&client).await?),
+            false => None,
+        };
+        if let Some(document) = &served_document {
+            document
                 .check(&args.method, raw.as_deref(), args.notify)
                 .map_err(Failure::usage)?;
         }
         if args.notify {
             return Ok(client.notify(&args.method, params.as_ref()).await?);
+        }
+        let document = file_document.as_ref().or(served_document.as_ref());
+        if let Some(names) = stream_names(&args, document) {
+            let (method, params) = (&args.method, params.as_ref());
+            return stream::print_items(&client, method, params, names, style).await;
         }
         let result = client.request(&args.method, params.as_ref()).await?;
         output::print(&style.render(result.get()));
@@ -58,6 +68,30 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
     .await;
     client.close().await;
     outcome
+}
+
+/// How the method's items travel, if it streams: as the command line
+/// says, else as its document does.
+fn stream_names(args: &CallArgs, document: Option<&Document>) -> Option<StreamNames> {
+    let documented = document.and_then(|document| document.stream(&args.method));
+    if !args.stream.asked() && documented.is_none() {
+        return None;
+    }
+    let defaults = documented
+        .cloned()
+        .unwrap_or_else(|| StreamNames::of(&args.method));
+    Some(StreamNames {
+        notification: args
+            .stream
+            .notification
+            .clone()
+            .unwrap_or(defaults.notification),
+        unsubscribe: args
+            .stream
+            .unsubscribe
+            .clone()
+            .unwrap_or(defaults.unsubscribe),
+    })
 }
 
 async fn batch(args: BatchArgs) -> Result<(), Failure> {

@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{Calculator, calculator_binary, scratch_file, typed_rpc};
+use support::{Served, calculator_binary, scratch_file, typed_rpc};
 
 /// The exit codes `--help` documents.
 const USAGE: i32 = 2;
@@ -14,7 +14,7 @@ const DECODE: i32 = 6;
 
 #[test]
 fn calls_over_http_with_positional_named_and_json_params() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let url = calculator.http();
     assert_eq!(
         typed_rpc(&["call", &url, "subtract", "42", "23"]).ok(),
@@ -44,7 +44,7 @@ fn calls_over_http_with_positional_named_and_json_params() {
 
 #[test]
 fn results_are_pretty_unless_compact() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let url = calculator.http();
     assert_eq!(
         typed_rpc(&["call", &url, "get_data"]).ok(),
@@ -58,7 +58,7 @@ fn results_are_pretty_unless_compact() {
 
 #[test]
 fn calls_and_notifications_over_websocket() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let url = calculator.ws();
     assert_eq!(
         typed_rpc(&["call", &url, "subtract", "minuend=42", "subtrahend=23"]).ok(),
@@ -71,7 +71,7 @@ fn calls_and_notifications_over_websocket() {
 
 #[test]
 fn calls_and_notifications_over_tcp() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let url = calculator.tcp();
     assert_eq!(typed_rpc(&["call", &url, "add", "a=1", "b=2"]).ok(), "3\n");
     // The process ends right after sending: the notification still gets out.
@@ -112,7 +112,7 @@ fn calls_a_spawned_stdio_server_with_either_framing() {
 
 #[test]
 fn a_json_rpc_error_is_printed_on_stderr_with_its_exit_code() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     for url in [calculator.http(), calculator.ws(), calculator.tcp()] {
         let run = typed_rpc(&["call", &url, "subtract", "42"]);
         assert_eq!(run.code(), RPC, "{run:?}");
@@ -265,7 +265,7 @@ fn help_documents_the_exit_codes() {
 
 #[test]
 fn a_batch_from_a_file_of_lines_or_an_array() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let lines = scratch_file(
         "calls.jsonl",
         "{\"method\": \"subtract\", \"params\": [42, 23]}\n\
@@ -301,7 +301,7 @@ fn a_batch_from_a_file_of_lines_or_an_array() {
 
 #[test]
 fn a_batch_with_failed_calls_prints_every_entry_and_exits_with_the_rpc_code() {
-    let calculator = Calculator::start();
+    let calculator = Served::calculator();
     let file = scratch_file(
         "failing.jsonl",
         "{\"method\": \"subtract\", \"params\": [42, 23]}\n{\"method\": \"nope\"}\n",

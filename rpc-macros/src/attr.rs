@@ -129,6 +129,9 @@ pub struct StreamAttr {
     pub span: proc_macro2::Span,
     pub notification: Option<LitStr>,
     pub unsubscribe: Option<LitStr>,
+    /// `fallback = "last_item"`: where the items cannot stream, the last
+    /// one is the call's result (the runtime's default refuses the call).
+    pub last_item: bool,
 }
 
 /// `error(code = -32001, message = "Task not found")`.
@@ -229,6 +232,7 @@ fn parse_stream(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<StreamAttr> {
         span: syn::spanned::Spanned::span(&meta.path),
         notification: None,
         unsubscribe: None,
+        last_item: false,
     };
     if meta.input.is_empty() || meta.input.peek(Token![,]) {
         return Ok(stream);
@@ -238,12 +242,35 @@ fn parse_stream(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<StreamAttr> {
             stream.notification = Some(inner.value()?.parse()?);
         } else if inner.path.is_ident("unsubscribe") {
             stream.unsubscribe = Some(inner.value()?.parse()?);
+        } else if inner.path.is_ident("fallback") {
+            stream.last_item = parse_fallback(cx, inner.value()?.parse()?);
         } else {
-            unknown_key(cx, &inner, "stream(...)", &["notification", "unsubscribe"])?;
+            unknown_key(
+                cx,
+                &inner,
+                "stream(...)",
+                &["notification", "unsubscribe", "fallback"],
+            )?;
         }
         Ok(())
     })?;
     Ok(stream)
+}
+
+/// `fallback = "refuse"` or `"last_item"`: whether the last item answers
+/// a call that cannot stream.
+fn parse_fallback(cx: &Ctxt, value: LitStr) -> bool {
+    match value.value().as_str() {
+        "refuse" => false,
+        "last_item" => true,
+        other => {
+            cx.error_spanned_by(
+                &value,
+                format!("unknown stream fallback \"{other}\"; expected `fallback = \"refuse\"` or `fallback = \"last_item\"`"),
+            );
+            false
+        }
+    }
 }
 
 fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyle> {

@@ -166,7 +166,8 @@ where
 /// [`dispatch`] for a streaming method (`#[method(stream)]`): the handler
 /// resolves to a stream of items, which go out as the transport streams
 /// (see [`streaming`](crate::streaming)). A call that cannot stream where
-/// it came from is refused before its params are read.
+/// it came from is refused before its params are read, unless its method
+/// falls back to its last item.
 #[inline]
 pub fn dispatch_stream<'a, P, A, F, Fut, S, T, E, ItemError>(
     call: Call<'a>,
@@ -185,12 +186,12 @@ where
     T: Serialize,
     ItemError: Into<ErrorObject>,
 {
-    let route = match crate::streaming::route(call.context(), call.is_batched()) {
+    // The macro marks every method it dispatches here as streaming.
+    let info = method.stream_info()?;
+    let route = match crate::streaming::route(call.context(), call.is_batched(), info) {
         Ok(route) => route,
         Err(refused) => return Some(Poll::Ready(call.respond_error(&refused))),
     };
-    // The macro marks every method it dispatches here as streaming.
-    let info = method.stream_info()?;
     Some(match P::decode(call.params(), method) {
         Ok(args) => {
             let running = handler(args);

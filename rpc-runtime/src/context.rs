@@ -1,12 +1,15 @@
 //! What a handler may know about the request it serves: the transport, the
-//! peer's address, the HTTP headers (`http` feature), and a handle to its
-//! connection.
+//! peer's address, the HTTP headers (`http` feature), a handle to its
+//! connection, and what layers and earlier calls on that connection left
+//! for it.
 
 use std::fmt;
 use std::net::SocketAddr;
 
+mod connection_extensions;
 mod extensions;
 
+pub use connection_extensions::ConnectionExtensions;
 pub use extensions::Extensions;
 
 /// The transport a request arrived on.
@@ -93,6 +96,8 @@ pub struct Context {
     #[cfg(feature = "http")]
     events: Option<crate::transport::http::EventSender>,
     extensions: Extensions,
+    connection_extensions: Option<ConnectionExtensions>,
+    handover: Option<crate::streaming::Handover>,
 }
 
 /// The context of a request delivered in-process, with nothing known about the caller.
@@ -111,6 +116,8 @@ impl Context {
             #[cfg(feature = "http")]
             events: None,
             extensions: Extensions::new(),
+            connection_extensions: None,
+            handover: None,
         }
     }
 
@@ -130,6 +137,43 @@ impl Context {
     /// [`CallRequest::context_mut`](crate::middleware::CallRequest::context_mut).
     pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.extensions
+    }
+
+    /// What earlier calls on this call's connection stored for the ones
+    /// after them (see [`ConnectionExtensions`]): the caller a `login`
+    /// method authenticated, what a layer resolved on the first call.
+    ///
+    /// Every WebSocket, TCP, stdio and stream connection has its own set,
+    /// on both ends, and so does each [`InProcess`](crate::client::InProcess)
+    /// client. Plain HTTP has none (`None`): one HTTP connection may carry
+    /// the requests of many clients (a proxy's pool, HTTP/2 streams), so
+    /// nothing one request proves may carry over to the next; authenticate
+    /// each HTTP request from its [headers](Context::headers) and put what a
+    /// layer learns in the call's own [extensions](Context::extensions).
+    /// The same goes for [`Router::handle`](crate::Router::handle).
+    ///
+    /// ```
+    /// use typed_rpc::context::ConnectionExtensions;
+    /// use typed_rpc::{Context, TransportKind};
+    ///
+    /// struct Tenant(u32);
+    ///
+    /// let connection = ConnectionExtensions::new();
+    /// let first = Context::new(TransportKind::Tcp).with_connection_extensions(connection.clone());
+    /// let later = Context::new(TransportKind::Tcp).with_connection_extensions(connection);
+    /// first.connection_extensions().unwrap().insert(Tenant(7));
+    /// assert_eq!(later.connection_extensions().unwrap().get::<Tenant>().unwrap().0, 7);
+    /// assert!(Context::new(TransportKind::Http).connection_extensions().is_none());
+    /// ```
+    pub fn connection_extensions(&self) -> Option<&ConnectionExtensions> {
+        self.connection_extensions.as_ref()
+    }
+
+    /// Sets the extensions of the call's connection, for a transport of
+    /// one's own (or a test) that carries them.
+    pub fn with_connection_extensions(mut self, extensions: ConnectionExtensions) -> Self {
+        self.connection_extensions = Some(extensions);
+        self
     }
 
     /// The transport the request arrived on.
@@ -154,9 +198,11 @@ impl Context {
 
     /// Sends the caller a notification while its request is served: on
     /// its connection over WebSocket, TCP and stdio; over HTTP, as a
-    /// Server-Sent Event when the client accepts `text/event-stream` (the
-    /// reply then follows as the last event: MCP's progress notifications
-    /// over Streamable HTTP). What is sent before the handler returns
+    /// Server-Sent Event when the client's `Accept` names
+    /// `text/event-stream` (the reply then follows as the last event: MCP's
+    /// progress notifications over Streamable HTTP). A client that accepts
+    /// events only through a wildcard (`*/*`, as curl sends) expects a plain
+    /// JSON reply from a method that does not stream, and gets one. What is sent before the handler returns
     /// arrives before its reply. Fails where the transport cannot carry it
     /// (plain HTTP, in-process) or the caller has gone; it waits while the
     /// caller is slow to read.
@@ -177,7 +223,7 @@ impl Context {
         let params = crate::client::Params::from_value(params)?;
         let text = crate::client::OutgoingRequest::new(method, Some(&params)).to_text(None);
         #[cfg(feature = "http")]
-        if let Some(events) = &self.events {
+        if let Some(events) = self.events.as_ref().filter(|e| e.takes_notifications()) {
             return match events.send(&text).await {
                 true => Ok(()),
                 false => Err(crate::client::closed()),
@@ -239,6 +285,16 @@ impl Context {
     #[cfg(feature = "http")]
     pub(crate) fn with_events(mut self, events: crate::transport::http::EventSender) -> Self {
         self.events = Some(events);
+        self
+    }
+
+    /// Where an in-process caller takes a streaming call's items.
+    pub(crate) fn handover(&self) -> Option<&crate::streaming::Handover> {
+        self.handover.as_ref()
+    }
+
+    pub(crate) fn with_handover(mut self, handover: crate::streaming::Handover) -> Self {
+        self.handover = Some(handover);
         self
     }
 

@@ -64,7 +64,7 @@ pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
     ErrorInfo, ErrorList, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
-    StreamInfo,
+    StreamFallback, StreamInfo,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

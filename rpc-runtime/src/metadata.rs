@@ -8,6 +8,10 @@
 
 pub use crate::error_info::{ErrorInfo, ErrorList};
 
+mod stream;
+
+pub use stream::{StreamFallback, StreamInfo};
+
 /// A service: one `#[rpc]` trait and its methods.
 ///
 /// ```
@@ -376,45 +380,6 @@ impl MethodInfo {
     #[cfg(feature = "schema")]
     pub const fn result_schema_fn(&self) -> Option<crate::schema::SchemaFn> {
         self.result_schema
-    }
-}
-
-/// The names a streaming method's items travel under as a subscription on
-/// a two-way transport (WebSocket, TCP, stdio), Ethereum style: each item
-/// is a notification named [`notification`](StreamInfo::notification) with
-/// params `{"subscription": id, "result": item}`, and a call of
-/// [`unsubscribe`](StreamInfo::unsubscribe) with the id ends it.
-///
-/// ```
-/// use typed_rpc::StreamInfo;
-///
-/// const NEW_HEADS: StreamInfo = StreamInfo::new("eth_subscription", "eth_unsubscribe");
-/// assert_eq!(NEW_HEADS.notification(), "eth_subscription");
-/// assert_eq!(NEW_HEADS.unsubscribe(), "eth_unsubscribe");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StreamInfo {
-    notification: &'static str,
-    unsubscribe: &'static str,
-}
-
-impl StreamInfo {
-    /// Items as `notification`s, ended by a call of `unsubscribe`.
-    pub const fn new(notification: &'static str, unsubscribe: &'static str) -> Self {
-        StreamInfo {
-            notification,
-            unsubscribe,
-        }
-    }
-
-    /// The method name of the notifications that carry the items.
-    pub const fn notification(&self) -> &'static str {
-        self.notification
-    }
-
-    /// The method that ends a subscription.
-    pub const fn unsubscribe(&self) -> &'static str {
-        self.unsubscribe
     }
 }
 

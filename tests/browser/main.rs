@@ -1,7 +1,8 @@
 //! A real browser: Debian's `chromium`, headless, driven by `playwright-core`
 //! (pinned in `tests/browser/npm`), loads a page from one origin that calls
 //! the calculator on another with `fetch` (preflighted), over a `WebSocket`
-//! and as Server-Sent Events, and shows the results; the test reads them
+//! and as Server-Sent Events (asked for, and with `fetch`'s own `Accept:
+//! */*`), and shows the results; the test reads them
 //! from the page. The same page from an origin the server does not allow
 //! is refused: its `fetch` rejects, its `WebSocket` errors, and a call it
 //! sends without a preflight never runs.
@@ -142,12 +143,14 @@ async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_r
     assert_eq!(allowed["fetch"], "19", "{seen}");
     assert_eq!(allowed["ws"], "7", "{seen}");
     assert_eq!(allowed["sse"], "text/event-stream: 0 1 2", "{seen}");
+    assert_eq!(allowed["sseDefault"], "text/event-stream: 0 1", "{seen}");
     assert_eq!(allowed["blind"], "sent", "{seen}");
 
     let refused = &seen["refused"];
     assert_eq!(refused["fetch"], "refused: Failed to fetch", "{seen}");
     assert_eq!(refused["ws"], "refused: WebSocket error", "{seen}");
     assert_eq!(refused["sse"], "refused: Failed to fetch", "{seen}");
+    assert_eq!(refused["sseDefault"], "refused: Failed to fetch", "{seen}");
     assert_eq!(refused["blind"], "sent", "the browser sends it: {seen}");
 
     // Only the allowed page's blind update ran: the refused one's never did.

@@ -1,6 +1,6 @@
-//! The core, in process: the router, params decoding, the generated client,
-//! the specification's examples, handler isolation, hostile input and the
-//! property tests.
+//! The core, in process: the router, params decoding, the generated client
+//! (and the caller an in-process client carries), the specification's
+//! examples, handler isolation, hostile input and the property tests.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -10,6 +10,7 @@ mod calculator_example;
 mod client;
 mod conformance;
 mod hostile;
+mod in_process;
 mod isolation;
 mod param_paths;
 mod params;

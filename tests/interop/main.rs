@@ -5,7 +5,9 @@
 //! - jayson's HTTP, TCP and WebSocket clients (npm; WebSocket over the `ws`
 //!   package) call `calculator --http`, `--tcp` and `--ws`;
 //! - jsonrpcclient with requests (PyPI) calls `calculator --http`;
-//! - our generated client calls jayson's HTTP, TCP and WebSocket servers.
+//! - our generated client calls jayson's HTTP, TCP and WebSocket servers;
+//! - httpx (PyPI) and the curl binary call a streaming method with their
+//!   default `Accept` (`streams.rs`).
 //!
 //! The foreign side lives beside this file in `tests/interop/`: scripts
 //! that print a JSON report, and the manifests that pin their packages. The packages are
@@ -20,6 +22,8 @@
 mod support;
 #[path = "../support/waiter.rs"]
 mod waiter;
+
+mod streams;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

@@ -44,6 +44,14 @@ pub trait Shop {
         &self,
         count: u64,
     ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
+
+    /// The numbers `0..count`, one every `millis` milliseconds.
+    #[method(name = "drip", stream)]
+    async fn drip(
+        &self,
+        count: u64,
+        millis: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
 }
 
 #[derive(Clone, Default)]
@@ -85,6 +93,17 @@ impl Shop for Store {
         count: u64,
     ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
         Ok(stream::iter(0..count).map(Ok))
+    }
+
+    async fn drip(
+        &self,
+        count: u64,
+        millis: u64,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
+        Ok(stream::iter(0..count).then(move |n| async move {
+            tokio::time::sleep(Duration::from_millis(millis)).await;
+            Ok(n)
+        }))
     }
 }
 

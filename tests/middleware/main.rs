@@ -1,6 +1,7 @@
 //! Call layers (`RouterBuilder::layer`): their order, answering in the
 //! handler's place, batches and notifications call by call, extensions
-//! for the handler, every transport, subscriptions, cancellation; the
+//! for the handler, connection extensions a login or a layer sets once,
+//! every transport, subscriptions, cancellation; the
 //! `tracing` spans of calls, connections and client calls; and per-method
 //! metrics kept by a layer.
 
@@ -10,7 +11,9 @@
 mod connect;
 
 mod api;
+mod connections;
 mod layers;
 mod metrics;
+mod span_output;
 mod spans;
 mod transports;

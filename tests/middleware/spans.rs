@@ -156,13 +156,17 @@ fn traced<F: Future<Output = ()>>(capture: &Capture, test: impl FnOnce() -> F) {
         .enable_all()
         .build()
         .unwrap();
-    // With a single subscriber registered, tracing sets the interest of a
-    // callsite that another test's thread reaches first by that thread's
-    // (none: never), for every thread. One more subscriber, kept for the
-    // whole run, makes it ask all of them.
+    keep_interest_per_thread();
+    tracing::subscriber::with_default(capture.clone(), || runtime.block_on(test()));
+}
+
+/// With a single subscriber registered, tracing sets the interest of a
+/// callsite that another test's thread reaches first by that thread's
+/// (none: never), for every thread. One more subscriber, kept for the
+/// whole run, makes it ask all of them.
+pub fn keep_interest_per_thread() {
     static KEEPER: OnceLock<Dispatch> = OnceLock::new();
     KEEPER.get_or_init(|| Dispatch::new(NoSubscriber::default()));
-    tracing::subscriber::with_default(capture.clone(), || runtime.block_on(test()));
 }
 
 #[track_caller]

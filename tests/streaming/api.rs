@@ -77,6 +77,15 @@ pub trait Ticker {
     #[method(name = "work")]
     async fn work(&self, #[context] cx: &Context, count: u64) -> RpcResult<String>;
 
+    /// A job's states `0..steps`, then an error if `fail`; a caller that
+    /// cannot stream gets the last state as the result.
+    #[method(name = "job", stream(fallback = "last_item"))]
+    async fn job(
+        &self,
+        steps: u64,
+        fail: bool,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
+
     /// A plain method, beside the streaming ones.
     #[method(name = "ping")]
     async fn ping(&self) -> RpcResult<String>;
@@ -191,6 +200,17 @@ impl Ticker for Server {
                 .map_err(|err| ErrorObject::new(-32052, err.to_string()))?;
         }
         Ok("done".into())
+    }
+
+    async fn job(
+        &self,
+        steps: u64,
+        fail: bool,
+    ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
+        let error = fail.then(|| ErrorObject::new(-32053, "Job failed"));
+        Ok(stream::iter(0..steps)
+            .map(Ok)
+            .chain(stream::iter(error.map(Err))))
     }
 
     async fn ping(&self) -> RpcResult<String> {

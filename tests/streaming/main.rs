@@ -8,6 +8,7 @@ mod api;
 mod bounds;
 mod ends;
 mod foreign;
+mod negotiation;
 mod raw;
 mod sse;
 mod subscriptions;

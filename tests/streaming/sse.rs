@@ -20,19 +20,25 @@ pub async fn serve(server: TickerServer, limits: Limits) -> ServerHandle {
 
 /// What a raw HTTP/1.0 peer reads back: the status, the content type and
 /// the whole body (HTTP/1.0: delimited by the close, not chunked).
-struct Answer {
-    status: u16,
-    content_type: String,
-    cache_control: String,
-    body: String,
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub cache_control: String,
+    pub body: String,
 }
 
 async fn post(handle: &ServerHandle, accept: &str, body: &str) -> Answer {
+    post_accepting(handle, Some(accept), body).await
+}
+
+/// `body` posted with `accept` as the `Accept` header, or none.
+pub async fn post_accepting(handle: &ServerHandle, accept: Option<&str>, body: &str) -> Answer {
     let mut stream = tokio::net::TcpStream::connect(handle.local_addr().unwrap())
         .await
         .unwrap();
+    let accept = accept.map_or(String::new(), |accept| format!("accept: {accept}\r\n"));
     let request = format!(
-        "POST / HTTP/1.0\r\ncontent-type: application/json\r\naccept: {accept}\r\ncontent-length: {}\r\n\r\n{body}",
+        "POST / HTTP/1.0\r\ncontent-type: application/json\r\n{accept}content-length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
@@ -59,7 +65,7 @@ async fn post(handle: &ServerHandle, accept: &str, body: &str) -> Answer {
 
 /// The data of each event in `body`, its `data:` lines joined by `\n` as
 /// the SSE specification says.
-fn events(body: &str) -> Vec<serde_json::Value> {
+pub fn events(body: &str) -> Vec<serde_json::Value> {
     body.split("\n\n")
         .filter(|event| event.starts_with("data: "))
         .map(|event| {

@@ -98,18 +98,18 @@ pub fn calculator_router() -> Router {
         .expect("the calculator's methods are distinct")
 }
 
-/// The calculator served in this test, over HTTP (and WebSocket on the
-/// same port) and newline-delimited TCP.
-pub struct Calculator {
+/// A router served in this test, over HTTP (and WebSocket on the same
+/// port) and newline-delimited TCP.
+pub struct Served {
     pub runtime: Runtime,
     http: ServerHandle,
     tcp: ServerHandle,
 }
 
-impl Calculator {
-    pub fn start() -> Calculator {
+impl Served {
+    pub fn start(router: Router) -> Served {
         let runtime = Runtime::new().expect("a tokio runtime");
-        let server = Server::new(calculator_router());
+        let server = Server::new(router);
         let (http, tcp) = runtime.block_on(async {
             let http = server
                 .serve_http("127.0.0.1:0")
@@ -121,7 +121,12 @@ impl Calculator {
                 .expect("TCP listens");
             (http, tcp)
         });
-        Calculator { runtime, http, tcp }
+        Served { runtime, http, tcp }
+    }
+
+    /// The calculator, served.
+    pub fn calculator() -> Served {
+        Served::start(calculator_router())
     }
 
     pub fn http(&self) -> String {
@@ -134,6 +139,11 @@ impl Calculator {
 
     pub fn tcp(&self) -> String {
         format!("tcp://{}", self.tcp.local_addr().expect("a port"))
+    }
+
+    /// Stops serving HTTP and WebSocket, cutting their connections.
+    pub fn stop_http(self) {
+        self.runtime.block_on(self.http.shutdown());
     }
 }
 
@@ -219,30 +229,64 @@ pub fn calculator_document() -> PathBuf {
 /// target directory (and profile) this test was built in.
 pub fn calculator_binary() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
-        let profile = cli.parent().expect("the binary is in a profile directory");
-        let target = profile
-            .parent()
-            .expect("the profile is in a target directory");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(repo())
-            .args(["build", "--quiet", "--example", "calculator"])
-            .env("CARGO_TARGET_DIR", target);
-        if profile.file_name().is_some_and(|name| name == "release") {
-            build.arg("--release");
+    BUILT.get_or_init(|| example_binary_of("typed-rpc", "calculator"))
+}
+
+/// The example `name` of this crate (the `ticker`), built like the
+/// calculator.
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = built.iter().find(|(built, _)| built == name) {
+        return path.clone();
+    }
+    let path = example_binary_of(env!("CARGO_PKG_NAME"), name);
+    built.push((name.to_owned(), path.clone()));
+    path
+}
+
+/// What cargo reads of its own settings; the rest of the `CARGO_` variables
+/// a test sees are cargo's words to the test.
+const KEPT_CARGO_VARS: [&str; 3] = ["CARGO_HOME", "CARGO_TARGET_DIR", "CARGO_INCREMENTAL"];
+
+/// Builds the example `name` of `package` into the target directory (and
+/// profile) this test was built in.
+fn example_binary_of(package: &str, name: &str) -> PathBuf {
+    let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
+    let profile = cli.parent().expect("the binary is in a profile directory");
+    let target = profile
+        .parent()
+        .expect("the profile is in a target directory");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .current_dir(repo())
+        .args(["build", "--quiet", "-p", package, "--example", name])
+        .env("CARGO_TARGET_DIR", target);
+    // Not the test's own environment: cargo gives a test its build
+    // directories in `LD_LIBRARY_PATH`, and a build script run under
+    // another value is run again (ring's, and all after it: a minute and
+    // more, every time).
+    build.env_remove("LD_LIBRARY_PATH");
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_") && !KEPT_CARGO_VARS.contains(&&*name) {
+            build.env_remove(&*name);
         }
-        let status = build.status().expect("cargo runs");
-        assert!(
-            status.success(),
-            "`cargo build --example calculator` failed: {status}"
-        );
-        profile
-            .join("examples")
-            .join(format!("calculator{}", std::env::consts::EXE_SUFFIX))
-    })
+    }
+    if profile.file_name().is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(
+        status.success(),
+        "`cargo build -p {package} --example {name}` failed: {status}"
+    );
+    profile
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// A file in a fresh directory of this test's own under the target directory.

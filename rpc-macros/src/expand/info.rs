@@ -115,7 +115,13 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         quote!(.result(#name))
     });
     let stream = method.stream_names().map(|(notification, unsubscribe)| {
-        quote!(.stream(#krate::StreamInfo::new(#notification, #unsubscribe)))
+        let last_item = method
+            .attr
+            .stream
+            .as_ref()
+            .is_some_and(|stream| stream.last_item)
+            .then(|| quote!(.fallback(#krate::StreamFallback::LastItem)));
+        quote!(.stream(#krate::StreamInfo::new(#notification, #unsubscribe) #last_item))
     });
     let docs = &method.docs;
     let docs = (!docs.is_empty()).then(|| quote!(.docs(#docs)));

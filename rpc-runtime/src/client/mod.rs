@@ -8,6 +8,7 @@ mod batch;
 mod call_error;
 mod error;
 mod in_process;
+mod local_items;
 mod params;
 mod retry;
 mod span;

@@ -40,30 +40,56 @@ impl Extensions {
 
     /// Stores `value`, replacing the value of the same type, if any.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        let value: Arc<dyn Any + Send + Sync> = Arc::new(value);
-        match self
-            .values
-            .iter_mut()
-            .find(|(id, _)| *id == TypeId::of::<T>())
-        {
-            Some((_, held)) => *held = value,
-            None => self.values.push((TypeId::of::<T>(), value)),
-        }
+        self.insert_shared(Arc::new(value));
+    }
+
+    /// Stores `value`; the value of the same type it replaces, if any.
+    pub(crate) fn insert_shared<T: Send + Sync + 'static>(
+        &mut self,
+        value: Arc<T>,
+    ) -> Option<Arc<T>> {
+        let value: Arc<dyn Any + Send + Sync> = value;
+        let replaced = match self.position::<T>() {
+            Some(at) => Some(std::mem::replace(&mut self.values[at].1, value)),
+            None => {
+                self.values.push((TypeId::of::<T>(), value));
+                None
+            }
+        };
+        replaced.and_then(downcast)
     }
 
     /// The value of type `T`, if one was inserted.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        let (_, value) = self
-            .values
+        self.values[self.position::<T>()?].1.downcast_ref::<T>()
+    }
+
+    /// The value of type `T`, shared, if one was inserted.
+    pub(crate) fn get_shared<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        downcast(self.values[self.position::<T>()?].1.clone())
+    }
+
+    /// Takes out the value of type `T`, if one was inserted.
+    pub(crate) fn remove<T: Send + Sync + 'static>(&mut self) -> Option<Arc<T>> {
+        let at = self.position::<T>()?;
+        downcast(self.values.swap_remove(at).1)
+    }
+
+    fn position<T: 'static>(&self) -> Option<usize> {
+        self.values
             .iter()
-            .find(|(id, _)| *id == TypeId::of::<T>())?;
-        value.downcast_ref::<T>()
+            .position(|(id, _)| *id == TypeId::of::<T>())
     }
 
     /// Whether no value was inserted.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+}
+
+/// The value behind `value`, whose type its key says is `T`.
+fn downcast<T: Send + Sync + 'static>(value: Arc<dyn Any + Send + Sync>) -> Option<Arc<T>> {
+    value.downcast::<T>().ok()
 }
 
 impl fmt::Debug for Extensions {

@@ -8,9 +8,12 @@
 //! nothing else is disturbed.
 
 mod batch;
+mod build_error;
 #[cfg(feature = "schema")]
 mod discover;
 mod guard;
+#[cfg(feature = "http")]
+mod streaming;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -21,6 +24,7 @@ use std::sync::Arc;
 use std::task::{self, Poll};
 
 use batch::Outcome;
+pub use build_error::BuildError;
 #[cfg(feature = "rt")]
 use guard::Deadline;
 use guard::Guarded;
@@ -72,6 +76,9 @@ struct Inner {
     cancel: Option<Arc<CancelPolicy>>,
     /// The call layers, outermost first.
     layers: Vec<Box<dyn DynLayer>>,
+    /// The names (and aliases) of the methods that stream.
+    #[cfg(feature = "http")]
+    streaming: Vec<&'static str>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -127,6 +134,8 @@ impl Router {
     ) -> Self {
         Router {
             inner: Arc::new(Inner {
+                #[cfg(feature = "http")]
+                streaming: streaming::method_names(&services),
                 services,
                 routes,
                 settings,
@@ -558,37 +567,3 @@ impl RouterBuilder {
         Ok(router)
     }
 }
-
-/// Why a [`Router`] could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two services define the same method name or alias.
-    DuplicateMethod {
-        /// The method name.
-        method: &'static str,
-        /// The service that defined it first.
-        first: &'static str,
-        /// The service that defined it again.
-        second: &'static str,
-    },
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::DuplicateMethod {
-                method,
-                first,
-                second,
-            } => {
-                write!(
-                    f,
-                    "method `{method}` is defined by both `{first}` and `{second}`"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}

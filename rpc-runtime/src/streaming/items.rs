@@ -1,18 +1,12 @@
 //! A handler's stream of items, type-erased, each written straight into the
 //! buffer of the transport that carries it.
-#![cfg_attr(
-    not(any(feature = "http", feature = "duplex")),
-    expect(
-        dead_code,
-        reason = "without a transport that streams, every streaming call is refused before its items are read"
-    )
-)]
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use serde::Serialize;
+use tracing::Span;
 
 use crate::ErrorObject;
 
@@ -51,9 +45,30 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// Nothing around an item: its JSON alone, for a caller in the process.
+    pub(crate) const BARE: Frame = Frame {
+        head: String::new(),
+        tail: String::new(),
+        data_lines: false,
+    };
+}
+
+/// The items framed [bare](Frame::BARE) into `out`, each ending where
+/// `ends` says.
+pub(crate) fn bare_items<'a>(out: &'a [u8], ends: &'a [usize]) -> impl Iterator<Item = &'a [u8]> {
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    starts
+        .zip(ends.iter().copied())
+        .map(move |(start, end)| &out[start..end])
+}
+
 /// A streaming handler's items, whatever their type.
 pub struct Items {
     source: Pin<Box<dyn Source>>,
+    /// The call's span, kept open as long as its stream and entered while
+    /// the stream is polled (disabled when no subscriber wants it).
+    span: Span,
 }
 
 impl std::fmt::Debug for Items {
@@ -158,7 +173,8 @@ fn unserializable(err: &serde_json::Error) -> ErrorObject {
 }
 
 impl Items {
-    /// Erases the type of a handler's `stream`.
+    /// Erases the type of a handler's `stream`, made in the span of its
+    /// call (the current one), which then lasts as long as the stream.
     pub(crate) fn new<S, T, E>(stream: S) -> Self
     where
         S: Stream<Item = Result<T, E>> + Send + 'static,
@@ -170,6 +186,7 @@ impl Items {
                 stream,
                 panicked: false,
             }),
+            span: Span::current(),
         }
     }
 
@@ -181,6 +198,11 @@ impl Items {
         frame: &Frame,
         into: Buffer<'_>,
     ) -> Polled {
-        self.source.as_mut().poll_into(cx, frame, into)
+        let _in_call = self.span.enter();
+        let polled = self.source.as_mut().poll_into(cx, frame, into);
+        if let Poll::Ready(Some(Err(error))) = &polled {
+            crate::middleware::span::record_error(&self.span, error);
+        }
+        polled
     }
 }

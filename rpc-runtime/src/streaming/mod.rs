@@ -6,9 +6,10 @@
 //!
 //! | transport | form |
 //! |---|---|
-//! | HTTP, `Accept` includes `text/event-stream` | Server-Sent Events: `200`, `Content-Type: text/event-stream`; each item one event whose data is a whole response with the request's id; the stream closes when the handler's stream ends |
+//! | HTTP, `Accept` takes `text/event-stream` (also through `*/*` or `text/*`, or with no `Accept`) | Server-Sent Events: `200`, `Content-Type: text/event-stream`; each item one event whose data is a whole response with the request's id; the stream closes when the handler's stream ends |
+//! | an in-process client ([`InProcess`](crate::client::InProcess)) | the items, read by the client as they are made |
 //! | WebSocket, TCP, stdio | a subscription: the call is answered with a subscription id, then each item is a notification `{"subscription": id, "result": item}` named by [`StreamInfo::notification`](crate::StreamInfo::notification); [`StreamInfo::unsubscribe`](crate::StreamInfo::unsubscribe) ends it |
-//! | HTTP without `text/event-stream`, in-process, in a batch | `-32600`, with the reason in `data` |
+//! | HTTP that takes JSON and not events, [`Router::handle`](crate::Router::handle), in a batch | the method's [`StreamFallback`]: `-32600` with the reason in `data`, or the last item as the plain result |
 //!
 //! On both forms an error the handler returns before its stream is a plain
 //! error response; an error item is sent as an error (an SSE event with an
@@ -24,18 +25,21 @@
 //! A stream cut short by a graceful shutdown ends with an error item,
 //! [`ErrorObject::shutting_down`] (`-32090`), so that its client tells it
 //! from a stream that completed and from a connection lost.
+//! The call's `tracing` span lasts as long as its stream.
 
 mod data_lines;
+mod handover;
 mod items;
+mod last_item;
 
 #[cfg(feature = "http")]
 pub(crate) use data_lines::data_event;
+pub(crate) use handover::Handover;
 pub use items::Items;
-#[cfg(any(feature = "http", feature = "duplex"))]
-pub(crate) use items::{Buffer, Frame};
+pub(crate) use items::{Buffer, Frame, bare_items};
 
 use crate::wire::{self, Id};
-use crate::{Context, ErrorObject, StreamInfo};
+use crate::{Context, ErrorObject, StreamFallback, StreamInfo};
 
 /// Where a streaming call's items go, as its transport and request decide.
 pub(crate) enum Route<'a> {
@@ -45,30 +49,50 @@ pub(crate) enum Route<'a> {
     /// A subscription on a two-way connection.
     #[cfg(feature = "duplex")]
     Subscription(&'a crate::transport::Connection),
-    #[cfg(not(any(feature = "http", feature = "duplex")))]
-    #[doc(hidden)]
-    _Never(std::marker::PhantomData<&'a ()>, std::convert::Infallible),
+    /// Handed over whole to a caller in the same process (an in-process
+    /// client), which reads the items itself.
+    Handover(&'a Handover),
+    /// Nowhere: the stream runs to its end, and its last item is the reply
+    /// ([`StreamFallback::LastItem`]).
+    LastItem,
 }
 
-/// Where `context`'s streaming call goes, or why it cannot stream.
-pub(crate) fn route(context: &Context, batched: bool) -> Result<Route<'_>, ErrorObject> {
-    if batched {
-        return Err(refused("a streaming method cannot be called in a batch"));
+/// Where `context`'s call of a method streaming as `info` goes, or why it
+/// cannot stream.
+pub(crate) fn route<'a>(
+    context: &'a Context,
+    batched: bool,
+    info: &StreamInfo,
+) -> Result<Route<'a>, ErrorObject> {
+    if !batched && let Some(route) = carrier(context) {
+        return Ok(route);
+    }
+    match info.fallback_answer() {
+        StreamFallback::LastItem => Ok(Route::LastItem),
+        StreamFallback::Refuse => Err(refused(match context.transport() {
+            _ if batched => "a streaming method cannot be called in a batch",
+            crate::TransportKind::Http => {
+                "this method streams its result, and the request's `Accept` excludes `text/event-stream`: accept it, or call the method over WebSocket"
+            }
+            _ => "this method streams its result, which this transport cannot carry",
+        })),
+    }
+}
+
+/// What carries the items of a call made with `context`, if anything can.
+fn carrier(context: &Context) -> Option<Route<'_>> {
+    if let Some(handover) = context.handover() {
+        return Some(Route::Handover(handover));
     }
     #[cfg(feature = "http")]
     if let Some(events) = context.events() {
-        return Ok(Route::Events(events));
+        return Some(Route::Events(events));
     }
     #[cfg(feature = "duplex")]
     if let Some(connection) = context.connection() {
-        return Ok(Route::Subscription(connection));
+        return Some(Route::Subscription(connection));
     }
-    Err(refused(match context.transport() {
-        crate::TransportKind::Http => {
-            "this method streams its result: send `Accept: text/event-stream`, or call it over WebSocket"
-        }
-        _ => "this method streams its result, which this transport cannot carry",
-    }))
+    None
 }
 
 /// Sends `items` as `route` says for the call `id` of a method streaming as
@@ -88,10 +112,13 @@ pub(crate) async fn serve(
         }
         #[cfg(feature = "duplex")]
         Route::Subscription(connection) => connection.subscribe(id, info, items).await,
-        #[cfg(not(any(feature = "http", feature = "duplex")))]
-        Route::_Never(_, never) => {
-            let _ = (id, info, items);
-            match never {}
+        Route::Handover(handover) => {
+            handover.put(items);
+            None
+        }
+        Route::LastItem => {
+            let _ = info;
+            Some(last_item::reply(id, items).await)
         }
     }
 }

@@ -1,6 +1,6 @@
 // Streaming mistakes: a notification cannot stream, a streaming method must
-// name its item type, and `stream(...)` knows two keys. Each is reported
-// on its own method; the valid methods are still generated.
+// name its item type, `stream(...)` knows three keys and two fallbacks.
+// Each is reported on its own method; the valid methods are still generated.
 use futures_util::stream::Stream;
 use typed_rpc::{RpcResult, rpc};
 
@@ -14,6 +14,9 @@ pub trait Feed {
 
     #[method(name = "watch", stream(notice = "watch_item"))]
     async fn watch(&self) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
+
+    #[method(name = "follow", stream(fallback = "first_item"))]
+    async fn follow(&self) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static>;
 
     #[method(name = "ping")]
     async fn ping(&self) -> RpcResult<String>;

@@ -16,6 +16,7 @@ use super::{
     CloseOnDrop, Connection, DirectReply, FIRST_ID, Inbound, MessageReader, MessageWriter, Shared,
     ViaWriter,
 };
+use crate::context::ConnectionExtensions;
 use crate::transport::sync::rare_events::Rare;
 use crate::transport::sync::registry::Presence;
 use crate::transport::sync::{in_order, lock};
@@ -191,7 +192,12 @@ where
         cancel,
     };
     let span = super::span::of_connection(&setup.context, owned);
-    let context = Arc::new(setup.context.clone().with_connection(handler_side));
+    let calls_parent = span.clone();
+    let mut context = setup.context.clone().with_connection(handler_side);
+    if context.connection_extensions().is_none() {
+        context = context.with_connection_extensions(ConnectionExtensions::new());
+    }
+    let context = Arc::new(context);
     let driver = async move {
         let mut reader = reader;
         let finished = Finished::new();
@@ -214,7 +220,14 @@ where
             outbox: &shared.outbox,
             direct,
         };
-        let reading = Rare::new(read_loop(&mut reader, &shared, &setup, context, replies));
+        let reading = Rare::new(read_loop(
+            &mut reader,
+            &shared,
+            &setup,
+            context,
+            replies,
+            &calls_parent,
+        ));
         let (cut_short, closed_cleanly) = in_order(reading, writing).await;
         lock(&shared.pending).clear();
         shared.closed.cancel();

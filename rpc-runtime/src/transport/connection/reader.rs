@@ -11,6 +11,7 @@ use bytes::Bytes;
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
+use tracing::{Instrument, Span};
 
 use super::cancel::Cancels;
 use super::order::Order;
@@ -25,13 +26,15 @@ use crate::{Context, ErrorObject};
 /// Serves the peer's messages until it closes the connection, the read
 /// fails, the connection has been idle too long, or this end stops reading
 /// (a shutdown, or the connection closing). Returns `true` in the last case,
-/// where the peer may still be sending.
+/// where the peer may still be sending. The calls that run as tasks open
+/// their spans in `span`, the connection's.
 pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     reader: &mut R,
     shared: &Arc<Shared>,
     setup: &Setup,
     context: Arc<Context>,
     mut replies: Replies<'_, D>,
+    span: &Span,
 ) -> bool {
     let mut cut_short = true;
     let mut peer_closed = false;
@@ -180,6 +183,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 permit,
                 outbox,
                 held,
+                span,
             });
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
@@ -208,6 +212,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 permit,
                 outbox,
                 held,
+                span,
             }
             .spawn(&mut requests, &mut cancels);
         }
@@ -289,6 +294,9 @@ pub(super) struct Running<'a, F> {
     outbox: &'a mpsc::Sender<Outbound>,
     /// The request, if it can be cancelled once it runs as a task.
     held: Option<Bytes>,
+    /// The connection's span, in which a call that runs as a task opens
+    /// its own, as one polled inline does.
+    span: &'a Span,
 }
 
 impl<F> Running<'_, Pin<Box<F>>>
@@ -336,13 +344,14 @@ where
             permit,
             outbox,
             held,
+            span,
         } = self;
         let outbox = outbox.clone();
         let cancellable = cancels
             .as_mut()
             .zip(held)
             .and_then(|(cancels, request)| cancels.register(&request));
-        requests.spawn(async move {
+        let task = async move {
             let served = match cancellable {
                 Some(cancellable) => cancellable.run(call).await,
                 None => call.await,
@@ -353,7 +362,8 @@ where
                 let _ = outbox.send(reply.into()).await;
             }
             drop(permit);
-        });
+        };
+        requests.spawn(task.instrument(span.clone()));
     }
 }
 

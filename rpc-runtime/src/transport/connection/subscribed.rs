@@ -240,17 +240,27 @@ impl Drop for Unsubscribe {
         if connection.is_closed() {
             return;
         }
-        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        let params = crate::client::Params::from_json(format!("[{id}]"));
+        let Ok(params) = params else {
             return;
         };
-        let subscription = self.subscription.clone();
-        handle.spawn(async move {
-            let params = crate::client::Params::from_json(format!("[{}]", subscription.get()));
-            if let Ok(params) = params {
-                let request =
-                    crate::client::OutgoingRequest::new(info.unsubscribe(), Some(&params));
-                let _ = crate::client::Transport::send_request(&connection, request).await;
-            }
-        });
+        // Queued here rather than by a task: a connection closed right
+        // after the drop still sends it (its writer drains the queue before
+        // it closes). Its answer, `true`, is not waited for.
+        let (ids, _answer) = connection.expect_replies(1);
+        let request = crate::client::OutgoingRequest::new(info.unsubscribe(), Some(&params));
+        let text = request.to_text(Some(ids.start));
+        if let Err(mpsc::error::TrySendError::Full(text)) =
+            connection.shared.outbox.try_send(text.into())
+        {
+            // A queue full of replies: wait for room, on a task.
+            let Ok(handle) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
+            let outbox = connection.shared.outbox.clone();
+            handle.spawn(async move {
+                let _ = outbox.send(text).await;
+            });
+        }
     }
 }

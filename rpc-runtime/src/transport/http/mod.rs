@@ -12,6 +12,7 @@
 //! | `service.rs` | [`HttpService`], the `tower::Service`, and what its requests share |
 //! | `respond.rs` | answering one request |
 //! | `checks.rs` | what the request's headers declare |
+//! | `accept.rs` | content negotiation: whether the client takes an event stream |
 //! | `cors/` | browser clients: [`Cors`], and the `Origin` checks |
 //! | `refusal.rs` | the HTTP layer's own refusals |
 //! | `listener.rs` | one accepted connection, under its header timeout |
@@ -29,6 +30,7 @@
 //! The WebSocket layer stands on this one: it answers handshakes through
 //! the hook `Shared::upgrade`, which this layer calls without naming it.
 
+mod accept;
 mod checks;
 mod client;
 mod connector;

@@ -8,6 +8,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use hyper::body::Body;
 
 use super::ResponseBody;
+use super::accept::{Answers, negotiate};
 use super::checks::{is_json_unencoded, is_websocket_upgrade};
 use super::cors::Admission;
 use super::forwarded;
@@ -16,7 +17,7 @@ use super::refusal::{
     body_timed_out, method_not_allowed, too_large, unreadable, unsupported_media_type,
 };
 use super::service::{Handover, Shared};
-use super::sse::{self, accepts_events};
+use super::sse;
 use crate::Context;
 use crate::transport::sync::rare_events::{self};
 
@@ -158,7 +159,7 @@ where
                 break 'response too_large();
             }
             let headers = std::mem::take(request.headers_mut());
-            let events = accepts_events(&headers);
+            let answers = negotiate(&headers);
             let trusted = shared.limits.trusted_proxies();
             let peer = forwarded::client_addr(&headers, origin.peer(), trusted);
             let context = Context::of_http(headers, peer);
@@ -169,16 +170,29 @@ where
                 Some(Err(BodyError::TooLarge { .. })) => break 'response too_large(),
                 Some(Err(BodyError::Read(err))) => break 'response unreadable(&err),
             };
-            if events {
-                // Its connection is answered when the stream ends.
-                let later = serving.later();
-                let mut response = sse::answer(shared, body, context, later).await;
-                if let Some(cors) = &shared.cors {
-                    cors.write_grant(grant, response.headers_mut());
+            let router = &shared.router;
+            let reply = match answers {
+                Answers::Events => None,
+                // A client that takes events only through a wildcard gets
+                // them from a streaming method alone: every other call is
+                // answered on the plain path, which costs a fifth less than
+                // making ready for events.
+                Answers::EventsForStreams if router.streams() => {
+                    router.handle_unless_streaming(&body, &context).await
                 }
-                return Ok(response);
+                _ => Some(router.handle_with(&body, &context).await),
+            };
+            if let Some(reply) = reply {
+                break 'response reply_response(reply);
             }
-            reply_response(shared.router.handle_with(&body, &context).await)
+            // Its connection is answered when the stream ends.
+            let later = serving.later();
+            let notifications = answers == Answers::Events;
+            let mut response = sse::answer(shared, body, context, notifications, later).await;
+            if let Some(cors) = &shared.cors {
+                cors.write_grant(grant, response.headers_mut());
+            }
+            return Ok(response);
         };
         if let Some(cors) = &shared.cors {
             cors.write_grant(grant, response.headers_mut());

@@ -38,11 +38,22 @@ pub(super) struct ItemEvents {
 #[derive(Clone, Debug)]
 pub struct EventSender {
     queue: mpsc::Sender<Event>,
+    /// Whether the client named `text/event-stream`, and so takes
+    /// notifications before a reply, not only a streaming method's items.
+    notifications: bool,
 }
 
 impl EventSender {
-    pub(super) fn new(queue: mpsc::Sender<Event>) -> Self {
-        EventSender { queue }
+    pub(super) fn new(queue: mpsc::Sender<Event>, notifications: bool) -> Self {
+        EventSender {
+            queue,
+            notifications,
+        }
+    }
+
+    /// Whether handlers may send notifications before their reply.
+    pub(crate) fn takes_notifications(&self) -> bool {
+        self.notifications
     }
 
     /// Queues one JSON-RPC message as an event; `false` once the client has gone.

@@ -1,5 +1,6 @@
-//! Server-Sent Events: a `POST` whose `Accept` includes `text/event-stream`
-//! may be answered by a stream of events (see [`streaming`](crate::streaming)).
+//! Server-Sent Events: a `POST` whose `Accept` takes `text/event-stream`
+//! may be answered by a stream of events (see [`streaming`](crate::streaming)
+//! and `accept.rs`, which reads the header).
 //!
 //! The call runs with an [`EventSender`] in its context. If it finishes
 //! before it sends an event, the answer is the plain JSON reply (an error
@@ -26,7 +27,7 @@ use std::future::poll_fn;
 use std::task::Poll;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Response, header};
+use http::{HeaderValue, Response, header};
 use tokio::sync::mpsc;
 
 use super::ResponseBody;
@@ -34,31 +35,22 @@ use super::respond::{AnsweredLater, reply_response};
 use super::service::Shared;
 use crate::Context;
 
-/// Whether the client takes an event stream for an answer.
-pub(crate) fn accepts_events(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|media| {
-            let media = media.split(';').next().unwrap_or("").trim();
-            media.eq_ignore_ascii_case("text/event-stream")
-        })
-}
-
 /// Answers `body`, which the router reads with `context`, as JSON or as an
-/// event stream, whichever the call turns out to need. `answered` runs once
-/// the answer has ended: at once for a JSON reply, at the end of the stream
-/// (or when the client leaves) for events.
+/// event stream, whichever the call turns out to need: a streaming
+/// method's items, and, if `notifications` (the client named
+/// `text/event-stream`), what handlers send with
+/// [`Context::notify`](crate::Context::notify). `answered` runs once the
+/// answer has ended: at once for a JSON reply, at the end of the stream (or
+/// when the client leaves) for events.
 pub(crate) async fn answer(
     shared: &Shared,
     body: Bytes,
     context: Context,
+    notifications: bool,
     answered: AnsweredLater,
 ) -> Response<ResponseBody> {
     let (queue, mut events) = mpsc::channel(events::QUEUE);
-    let context = context.with_events(EventSender::new(queue));
+    let context = context.with_events(EventSender::new(queue, notifications));
     let router = shared.router.clone();
     let mut running: body::Running =
         Box::pin(async move { router.handle_with(&body, &context).await });
