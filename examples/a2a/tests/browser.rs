@@ -128,7 +128,6 @@ async fn a_page_of_an_allowed_origin_reads_the_card_and_calls_the_agent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the framework's Accept negotiation (branch firstday-server)"]
 async fn a_page_s_fetch_with_the_browser_s_own_accept_gets_the_stream() {
     let seen = browse().await;
     assert_eq!(
