@@ -1,0 +1,11 @@
+//! MCP (Model Context Protocol) on typed-rpc.
+
+pub mod api;
+pub mod error;
+pub mod fixtures;
+pub mod server;
+pub mod types;
+mod version;
+
+pub use api::{McpHost, McpHostClient, McpServer, McpServerClient, Outcome};
+pub use version::ProtocolVersion;

@@ -1,0 +1,235 @@
+//! Tools from `#[rpc]` traits: each method a tool, its doc comment the
+//! description, its params the `inputSchema`, its result turned into
+//! content (and `structuredContent` when it is an object).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use typed_rpc::{BuildError, Context, ErrorObject, Response, Router, RpcService, code};
+
+use super::request::RequestContext;
+use super::schema::{self, Output, SchemaError};
+use crate::error;
+use crate::types::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+
+/// One tool: its description, and what its result is.
+struct Entry {
+    tool: Tool,
+    output: Output,
+}
+
+/// The tools of a server, and the router that runs them.
+pub(crate) struct ToolSet {
+    router: Router,
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+}
+
+/// Why a server could not be built from its parts.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerBuildError {
+    /// Two services (of tools, or of prompts) define the same name.
+    Duplicate(BuildError),
+    /// A method cannot be a tool.
+    Schema(SchemaError),
+    /// An annotation names no tool.
+    UnknownTool(String),
+}
+
+impl std::fmt::Display for ServerBuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerBuildError::Duplicate(err) => err.fmt(f),
+            ServerBuildError::Schema(err) => err.fmt(f),
+            ServerBuildError::UnknownTool(name) => {
+                write!(f, "annotations for `{name}`, which is no tool")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ServerBuildError {}
+
+/// Tool services and annotations, gathered by the server's builder.
+#[derive(Default)]
+pub(crate) struct ToolsBuilder {
+    services: Vec<Box<dyn FnOnce(typed_rpc::RouterBuilder) -> typed_rpc::RouterBuilder + Send>>,
+    infos: Vec<&'static typed_rpc::ServiceInfo>,
+    annotations: Vec<(String, ToolAnnotations)>,
+}
+
+impl ToolsBuilder {
+    pub(crate) fn add(&mut self, service: impl RpcService) {
+        self.infos.push(service.info());
+        self.services
+            .push(Box::new(move |router| router.service(service)));
+    }
+
+    pub(crate) fn annotate(&mut self, name: String, annotations: ToolAnnotations) {
+        self.annotations.push((name, annotations));
+    }
+
+    pub(crate) fn build(self) -> Result<ToolSet, ServerBuildError> {
+        let router = self
+            .services
+            .into_iter()
+            .fold(Router::builder(), |router, add| add(router))
+            .build()
+            .map_err(ServerBuildError::Duplicate)?;
+        let mut entries = Vec::new();
+        for method in self.infos.iter().flat_map(|info| info.methods()) {
+            if method.is_notification() || method.stream_info().is_some() {
+                continue;
+            }
+            let input_schema = schema::input_schema(method).map_err(ServerBuildError::Schema)?;
+            let output = schema::output(method);
+            let output_schema = match &output {
+                Output::Structured(schema) | Output::Wrapped(schema) => Some(schema.clone()),
+                _ => None,
+            };
+            let idempotent = method.is_idempotent().then_some(ToolAnnotations {
+                idempotent_hint: Some(true),
+                ..ToolAnnotations::default()
+            });
+            let tool = Tool {
+                name: method.name().to_owned(),
+                title: None,
+                description: description(method.documentation()),
+                input_schema,
+                output_schema,
+                annotations: idempotent,
+                icons: None,
+                meta: None,
+            };
+            entries.push(Entry { tool, output });
+        }
+        let by_name: HashMap<String, usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| (entry.tool.name.clone(), index))
+            .collect();
+        for (name, annotations) in self.annotations {
+            let index = *by_name
+                .get(&name)
+                .ok_or(ServerBuildError::UnknownTool(name))?;
+            let tool = &mut entries[index].tool;
+            tool.title = tool.title.take().or_else(|| annotations.title.clone());
+            tool.annotations = Some(annotations);
+        }
+        Ok(ToolSet {
+            router,
+            entries,
+            by_name,
+        })
+    }
+}
+
+/// A tool's description: its doc comment, without the leading spaces
+/// rustdoc keeps on each line.
+pub(crate) fn description(docs: &str) -> Option<String> {
+    let text: Vec<&str> = docs
+        .lines()
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .collect();
+    let text = text.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+impl ToolSet {
+    /// The tools, in the order their traits declare them.
+    pub(crate) fn tools(&self) -> impl ExactSizeIterator<Item = &Tool> {
+        self.entries.iter().map(|entry| &entry.tool)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Runs the tool `name` with `arguments` for the request `call` (in
+    /// the context `cx`). A bad argument, an unknown tool, and a host
+    /// call the client lacks the capability for are errors; a failure of
+    /// the tool itself is a result with `isError`.
+    pub(crate) async fn call(
+        &self,
+        cx: &Context,
+        call: &Arc<RequestContext>,
+        name: &str,
+        arguments: Option<&RawValue>,
+    ) -> Result<CallToolResult, ErrorObject> {
+        let Some(&index) = self.by_name.get(name) else {
+            return Err(error::unknown("tool", name));
+        };
+        let reply = call_method(&self.router, cx, call, name, arguments).await;
+        if let Some(needed) = call.missing_capability() {
+            return Err(error::missing_capability(&needed));
+        }
+        match reply {
+            Ok(result) => Ok(into_result(&self.entries[index].output, result.get())),
+            Err(err) if err.code() == code::INVALID_PARAMS => Err(err),
+            Err(err) => Ok(CallToolResult::error(err.message())),
+        }
+    }
+}
+
+/// Calls `method` of `router` with `params`, in a copy of `cx` that carries
+/// `call` for the handler: its result, or its error object.
+pub(crate) async fn call_method(
+    router: &Router,
+    cx: &Context,
+    call: &Arc<RequestContext>,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let mut inner = cx.clone();
+    inner.extensions_mut().insert(call.clone());
+    let message = request_text(method, params);
+    let Some(reply) = router.handle_with(message.as_bytes(), &inner).await else {
+        return Err(ErrorObject::internal_error());
+    };
+    let response: Response<'_> =
+        serde_json::from_str(&reply).map_err(|_| ErrorObject::internal_error())?;
+    response.into_result().map(ToOwned::to_owned)
+}
+
+/// The text of the request calling `method` with `params`.
+fn request_text(method: &str, params: Option<&RawValue>) -> String {
+    let params = params.map(RawValue::get);
+    let mut text = String::with_capacity(64 + method.len() + params.map_or(0, str::len));
+    text.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"#);
+    text.push_str(&serde_json::to_string(method).unwrap_or_default());
+    if let Some(params) = params {
+        text.push_str(r#","params":"#);
+        text.push_str(params);
+    }
+    text.push('}');
+    text
+}
+
+/// The `tools/call` result of a tool's `result` (its JSON text).
+fn into_result(output: &Output, result: &str) -> CallToolResult {
+    match output {
+        Output::Passthrough => serde_json::from_str(result).unwrap_or_else(|err| {
+            CallToolResult::error(format!("the tool's result is malformed: {err}"))
+        }),
+        Output::Text => match serde_json::from_str::<String>(result) {
+            Ok(text) => CallToolResult::text(text),
+            Err(_) => CallToolResult::text(result),
+        },
+        Output::Empty => CallToolResult::new(Vec::new()),
+        Output::Structured(_) => CallToolResult {
+            content: vec![ContentBlock::text(result)],
+            structured_content: serde_json::from_str(result).ok(),
+            ..CallToolResult::default()
+        },
+        Output::Wrapped(_) => CallToolResult {
+            content: vec![ContentBlock::text(result)],
+            structured_content: serde_json::from_str(result)
+                .ok()
+                .map(|value: serde_json::Value| serde_json::json!({ "result": value })),
+            ..CallToolResult::default()
+        },
+        Output::Json => CallToolResult::text(result),
+    }
+}
