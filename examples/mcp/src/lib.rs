@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod error;
+pub mod files;
 pub mod fixtures;
 pub mod server;
 pub mod types;

@@ -1,19 +1,97 @@
-//! `mcp-server [--stdio | --http ADDR] [--root DIR] [--fixtures]`: an MCP
-//! server over stdio (the default) or Streamable HTTP.
+//! `mcp-server [--stdio | --http ADDR] [--root DIR] [--fixtures]
+//! [--state-secret SECRET]`: the files of a directory (the current one
+//! unless `--root` says) as an MCP server, over stdio (the default) or
+//! Streamable HTTP at `http://ADDR/mcp` (port 0 picks a port; the bound
+//! address is printed on stderr). `--fixtures` adds the tools, resources
+//! and prompts the protocol's conformance suite exercises, and the
+//! tutorial tools `add`, `slow` and `fail`. `--state-secret` signs the
+//! 2026-07-28 generation's request state with a secret servers behind one
+//! balancer share (else each process has its own key).
 
+use std::path::PathBuf;
+
+use typed_rpc_mcp::files::Files;
 use typed_rpc_mcp::fixtures::{BasicTools, Basics};
-use typed_rpc_mcp::server::{Server, serve_stdio};
+use typed_rpc_mcp::server::{Notifier, Server, StateKey, serve_stdio};
 use typed_rpc_mcp::types::Implementation;
 
-#[tokio::main]
-async fn main() {
-    let server = Server::builder(Implementation::new(
+struct Options {
+    http: Option<String>,
+    root: PathBuf,
+    fixtures: bool,
+    state_secret: Option<String>,
+}
+
+fn options() -> Result<Options, String> {
+    let mut options = Options {
+        http: None,
+        root: PathBuf::from("."),
+        fixtures: false,
+        state_secret: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--stdio" => options.http = None,
+            "--http" => options.http = Some(value()?),
+            "--root" => options.root = PathBuf::from(value()?),
+            "--fixtures" => options.fixtures = true,
+            "--state-secret" => options.state_secret = Some(value()?),
+            "--help" | "-h" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(options)
+}
+
+const USAGE: &str =
+    "usage: mcp-server [--stdio | --http ADDR] [--root DIR] [--fixtures] [--state-secret SECRET]";
+
+fn server(options: &Options) -> Result<Server, String> {
+    let notifier = Notifier::new();
+    let files = Files::new(&options.root, notifier.clone())
+        .map_err(|err| format!("--root {}: {err}", options.root.display()))?;
+    let mut builder = Server::builder(Implementation::new(
         "typed-rpc-mcp",
         env!("CARGO_PKG_VERSION"),
     ))
-    .tools(BasicTools.into_service())
-    .build()
-    .expect("the tools are valid");
-    let handle = serve_stdio(&server);
-    handle.stopped().await;
+    .instructions(format!(
+        "Tools, resources and prompts over the files of {}.",
+        files.root().display()
+    ));
+    builder = files.serve(builder);
+    if options.fixtures {
+        builder = builder.tools(BasicTools.into_service());
+    }
+    if let Some(secret) = &options.state_secret {
+        builder = builder.state_key(StateKey::from_secret(secret.as_bytes()));
+    }
+    builder.build().map_err(|err| err.to_string())
+}
+
+#[tokio::main]
+async fn main() {
+    let options = match options() {
+        Ok(options) => options,
+        Err(err) => {
+            if !err.is_empty() {
+                eprintln!("mcp-server: {err}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let server = match server(&options) {
+        Ok(server) => server,
+        Err(err) => {
+            eprintln!("mcp-server: {err}");
+            std::process::exit(1);
+        }
+    };
+    if options.http.is_some() {
+        eprintln!("mcp-server: Streamable HTTP is not built yet");
+        std::process::exit(1);
+    }
+    serve_stdio(&server).stopped().await;
 }

@@ -463,6 +463,11 @@ impl McpServer for Server {
             None => Value::Null,
         };
         let honoured = self.honoured(&params.notifications);
+        if let (Some(resources), Some(uris)) =
+            (&self.inner.resources, &honoured.resource_subscriptions)
+        {
+            uris.iter().for_each(|uri| resources.subscribed(uri));
+        }
         let subscription = json!({ meta_keys::SUBSCRIPTION_ID: id });
         let mut changes = self.inner.notifier.subscribe();
         let peer = Peer::of(cx);

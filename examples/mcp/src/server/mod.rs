@@ -103,8 +103,8 @@ pub struct Builder {
     instructions: Option<String>,
     tools: tools::ToolsBuilder,
     prompts: prompts::PromptsBuilder,
-    resources: Option<Box<dyn resources::DynResources>>,
-    completer: Option<Box<dyn resources::DynCompleter>>,
+    resources: Vec<Box<dyn resources::DynResources>>,
+    completers: Vec<Box<dyn resources::DynCompleter>>,
     notifier: Notifier,
     state_key: Option<StateKey>,
     page_size: Option<usize>,
@@ -119,8 +119,8 @@ impl Server {
             instructions: None,
             tools: tools::ToolsBuilder::default(),
             prompts: prompts::PromptsBuilder::default(),
-            resources: None,
-            completer: None,
+            resources: Vec::new(),
+            completers: Vec::new(),
             notifier: Notifier::new(),
             state_key: None,
             page_size: None,
@@ -198,15 +198,16 @@ impl Builder {
         self
     }
 
-    /// Serves `resources`.
+    /// Serves `resources`, after those of providers added before.
     pub fn resources(mut self, resources: impl Resources) -> Self {
-        self.resources = Some(Box::new(resources));
+        self.resources.push(Box::new(resources));
         self
     }
 
-    /// Completes arguments with `completer`.
+    /// Completes arguments with `completer` (when completers added before
+    /// have nothing to suggest).
     pub fn completer(mut self, completer: impl Completer) -> Self {
-        self.completer = Some(Box::new(completer));
+        self.completers.push(Box::new(completer));
         self
     }
 
@@ -238,9 +239,19 @@ impl Builder {
     }
 
     /// Builds the server, or says which tool or prompt cannot be.
-    pub fn build(self) -> Result<Server, ServerBuildError> {
+    pub fn build(mut self) -> Result<Server, ServerBuildError> {
         let tools = self.tools.build()?;
         let prompts = self.prompts.build()?;
+        let resources: Option<Box<dyn resources::DynResources>> = match self.resources.len() {
+            0 => None,
+            1 => self.resources.pop(),
+            _ => Some(Box::new(resources::Several(self.resources))),
+        };
+        let completer: Option<Box<dyn resources::DynCompleter>> = match self.completers.len() {
+            0 => None,
+            1 => self.completers.pop(),
+            _ => Some(Box::new(resources::SeveralCompleters(self.completers))),
+        };
         let list_changed = || {
             Some(ListChanged {
                 list_changed: Some(true),
@@ -249,15 +260,12 @@ impl Builder {
         let capabilities = ServerCapabilities {
             tools: (!tools.is_empty()).then(list_changed).flatten(),
             prompts: (!prompts.is_empty()).then(list_changed).flatten(),
-            resources: self
-                .resources
-                .as_ref()
-                .map(|resources| ResourcesCapability {
-                    subscribe: Some(resources.subscribable()),
-                    list_changed: Some(true),
-                }),
+            resources: resources.as_ref().map(|resources| ResourcesCapability {
+                subscribe: Some(resources.subscribable()),
+                list_changed: Some(true),
+            }),
             logging: Some(Default::default()),
-            completions: self.completer.as_ref().map(|_| Default::default()),
+            completions: completer.as_ref().map(|_| Default::default()),
             experimental: None,
             extensions: None,
         };
@@ -267,8 +275,8 @@ impl Builder {
                 instructions: self.instructions,
                 tools,
                 prompts,
-                resources: self.resources,
-                completer: self.completer,
+                resources,
+                completer,
                 capabilities,
                 notifier: self.notifier,
                 state_key: self.state_key.unwrap_or_else(StateKey::random),

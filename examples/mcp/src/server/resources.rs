@@ -53,6 +53,12 @@ pub trait Resources: Send + Sync + 'static {
     fn subscribable(&self) -> bool {
         false
     }
+
+    /// A client subscribed to `uri`: a provider that watches its resources
+    /// may start watching this one.
+    fn subscribed(&self, uri: &str) {
+        let _ = uri;
+    }
 }
 
 /// Completes the arguments of prompts and resource templates.
@@ -75,6 +81,7 @@ pub(crate) trait DynResources: Send + Sync + 'static {
         uri: &'a str,
     ) -> BoxFuture<'a, RpcResult<Option<Vec<ResourceContents>>>>;
     fn subscribable(&self) -> bool;
+    fn subscribed(&self, uri: &str);
 }
 
 impl<R: Resources> DynResources for R {
@@ -97,6 +104,10 @@ impl<R: Resources> DynResources for R {
     fn subscribable(&self) -> bool {
         Resources::subscribable(self)
     }
+
+    fn subscribed(&self, uri: &str) {
+        Resources::subscribed(self, uri);
+    }
 }
 
 /// [`Completer`] as an object.
@@ -115,5 +126,72 @@ impl<C: Completer> DynCompleter for C {
         params: &'a CompleteParams,
     ) -> BoxFuture<'a, RpcResult<Completion>> {
         Box::pin(Completer::complete(self, cx, params))
+    }
+}
+
+/// Several providers as one: their resources and templates listed in the
+/// order they were added, a URI read by the first that has it.
+pub(crate) struct Several(pub(crate) Vec<Box<dyn DynResources>>);
+
+impl DynResources for Several {
+    fn list<'a>(&'a self, cx: &'a Context) -> BoxFuture<'a, RpcResult<Vec<Resource>>> {
+        Box::pin(async move {
+            let mut all = Vec::new();
+            for provider in &self.0 {
+                all.extend(provider.list(cx).await?);
+            }
+            Ok(all)
+        })
+    }
+
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        self.0
+            .iter()
+            .flat_map(|provider| provider.templates())
+            .collect()
+    }
+
+    fn read<'a>(
+        &'a self,
+        cx: &'a Context,
+        uri: &'a str,
+    ) -> BoxFuture<'a, RpcResult<Option<Vec<ResourceContents>>>> {
+        Box::pin(async move {
+            for provider in &self.0 {
+                if let Some(contents) = provider.read(cx, uri).await? {
+                    return Ok(Some(contents));
+                }
+            }
+            Ok(None)
+        })
+    }
+
+    fn subscribable(&self) -> bool {
+        self.0.iter().any(|provider| provider.subscribable())
+    }
+
+    fn subscribed(&self, uri: &str) {
+        self.0.iter().for_each(|provider| provider.subscribed(uri));
+    }
+}
+
+/// Several completers as one: the first suggestions any of them has.
+pub(crate) struct SeveralCompleters(pub(crate) Vec<Box<dyn DynCompleter>>);
+
+impl DynCompleter for SeveralCompleters {
+    fn complete<'a>(
+        &'a self,
+        cx: &'a Context,
+        params: &'a CompleteParams,
+    ) -> BoxFuture<'a, RpcResult<Completion>> {
+        Box::pin(async move {
+            for completer in &self.0 {
+                let completion = completer.complete(cx, params).await?;
+                if !completion.values.is_empty() {
+                    return Ok(completion);
+                }
+            }
+            Ok(Completion::default())
+        })
     }
 }
