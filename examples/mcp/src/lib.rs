@@ -4,6 +4,7 @@ pub mod api;
 pub mod error;
 pub mod files;
 pub mod fixtures;
+pub mod http;
 pub mod server;
 pub mod types;
 mod version;

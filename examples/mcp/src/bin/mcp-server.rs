@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use typed_rpc_mcp::files::Files;
-use typed_rpc_mcp::fixtures::{BasicTools, Basics};
+use typed_rpc_mcp::http::{ENDPOINT, StreamableHttp};
 use typed_rpc_mcp::server::{Notifier, Server, StateKey, serve_stdio};
 use typed_rpc_mcp::types::Implementation;
 
@@ -62,7 +62,7 @@ fn server(options: &Options) -> Result<Server, String> {
     ));
     builder = files.serve(builder);
     if options.fixtures {
-        builder = builder.tools(BasicTools.into_service());
+        builder = typed_rpc_mcp::fixtures::serve(builder, &notifier);
     }
     if let Some(secret) = &options.state_secret {
         builder = builder.state_key(StateKey::from_secret(secret.as_bytes()));
@@ -89,9 +89,30 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    if options.http.is_some() {
-        eprintln!("mcp-server: Streamable HTTP is not built yet");
-        std::process::exit(1);
+    match &options.http {
+        None => serve_stdio(&server).stopped().await,
+        Some(addr) => serve_http(&server, addr).await,
     }
-    serve_stdio(&server).stopped().await;
+}
+
+/// Serves Streamable HTTP on `addr` until SIGTERM or Ctrl-C.
+async fn serve_http(server: &Server, addr: &str) {
+    let running = match StreamableHttp::new(server).serve(addr).await {
+        Ok(running) => running,
+        Err(err) => {
+            eprintln!("mcp-server: cannot listen on {addr}: {err}");
+            std::process::exit(1);
+        }
+    };
+    eprintln!(
+        "mcp-server: listening on http://{}{ENDPOINT}",
+        running.local_addr()
+    );
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    running.shutdown().await;
 }

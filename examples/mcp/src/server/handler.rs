@@ -352,8 +352,8 @@ impl McpServer for Server {
                 ));
             }
         };
-        if let Some(needed) = call.missing_capability() {
-            return Err(error::missing_capability(&needed));
+        if let Some(failure) = call.host_failure() {
+            return Err(failure);
         }
         let Some(contents) = contents? else {
             return Err(error::resource_not_found(

@@ -43,18 +43,26 @@ impl InputRound {
         }
     }
 
-    /// The answer to the host call `method` with `params`, as the text of
-    /// its response; a call not answered yet is asked, and never resolves
-    /// (the request ends with the question, see [`until_input`]).
+    /// The answer to the host call `method` with `params` (keyed `key`,
+    /// else by its place among the handler's calls), as the text of its
+    /// response; an answer that is no answer to `method` is `-32602`. A
+    /// call not answered yet is asked, and never resolves (the request
+    /// ends with the question, see [`until_input`]).
     pub(crate) async fn answer(
         &self,
         method: &str,
         params: Option<&Params>,
+        key: Option<&str>,
     ) -> Result<String, ClientError> {
-        let place = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let kind = method.split('/').next().unwrap_or(method);
-        let key = format!("{kind}-{place}");
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => {
+                let place = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+                format!("{}-{place}", method.split('/').next().unwrap_or(method))
+            }
+        };
         if let Some(answer) = self.answers.get(&key) {
+            check_answer(method, &key, answer).map_err(ClientError::Rpc)?;
             return Ok(format!(r#"{{"jsonrpc":"2.0","id":0,"result":{answer}}}"#));
         }
         let params = params
@@ -80,6 +88,27 @@ impl InputRound {
     /// Every answer known: to carry to the next try.
     pub(crate) fn answers(&self) -> &InputResponses {
         &self.answers
+    }
+}
+
+/// Whether `answer` (to the input request `key`) is a result of `method`.
+fn check_answer(method: &str, key: &str, answer: &Value) -> Result<(), ErrorObject> {
+    use crate::types::{CreateMessageResult, ElicitResult, ListRootsResult};
+    let fits = match method {
+        "sampling/createMessage" => {
+            serde_json::from_value::<CreateMessageResult>(answer.clone()).is_ok()
+        }
+        "elicitation/create" => serde_json::from_value::<ElicitResult>(answer.clone()).is_ok(),
+        "roots/list" => serde_json::from_value::<ListRootsResult>(answer.clone()).is_ok(),
+        _ => true,
+    };
+    match fits {
+        true => Ok(()),
+        false => Err(ErrorObject::new(
+            typed_rpc::code::INVALID_PARAMS,
+            format!("Invalid params: inputResponses.{key} is not a result of {method}"),
+        )
+        .with_data(&serde_json::json!({ "param": "inputResponses", "path": format!("/inputResponses/{key}"), "reason": format!("not a result of {method}") }))),
     }
 }
 
@@ -267,8 +296,8 @@ mod tests {
         let round = InputRound::new(InputResponses::new());
         let asked = until_input(
             async {
-                let first = round.answer("roots/list", None);
-                let second = round.answer("sampling/createMessage", None);
+                let first = round.answer("roots/list", None, None);
+                let second = round.answer("sampling/createMessage", None, None);
                 let _ = futures_util::future::join(first, second).await;
             },
             Some(&round),
@@ -280,7 +309,7 @@ mod tests {
         let mut answers = InputResponses::new();
         answers.insert("roots-1".into(), serde_json::json!({"roots": []}));
         let round = InputRound::new(answers);
-        let text = until_input(round.answer("roots/list", None), Some(&round))
+        let text = until_input(round.answer("roots/list", None, None), Some(&round))
             .await
             .unwrap();
         assert_eq!(

@@ -36,9 +36,12 @@ use typed_rpc::{CancelPolicy, Router, RpcService};
 
 pub use events::{Change, Notifier};
 pub use input::StateKey;
+pub(crate) use lifecycle::is_stateless;
+pub(crate) use peer::{BoxFuture, HOST_CALL_TIMEOUT, Peer, Port};
 pub use request::{HostPeer, McpContext, RequestContext};
 pub use resources::{Completer, Resources};
 pub use schema::SchemaError;
+pub(crate) use session::Session;
 pub use stdio::{serve_stdio, serve_stream};
 pub use tools::ServerBuildError;
 
@@ -186,6 +189,19 @@ impl Builder {
     /// Gives the tool `name` its annotations (and their title as its title).
     pub fn annotate(mut self, name: impl Into<String>, annotations: ToolAnnotations) -> Self {
         self.tools.annotate(name.into(), annotations);
+        self
+    }
+
+    /// Gives the tool `name` this `inputSchema` instead of the one made
+    /// from its params: for a schema that says more than the Rust types
+    /// (composition, conditions). The params decoding still decides what
+    /// is accepted; a schema that promises what it refuses misleads models.
+    pub fn input_schema(
+        mut self,
+        name: impl Into<String>,
+        schema: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        self.tools.input_schema(name.into(), schema);
         self
     }
 

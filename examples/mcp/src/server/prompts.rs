@@ -130,8 +130,8 @@ impl PromptSet {
             .transpose()
             .map_err(|_| ErrorObject::invalid_params())?;
         let reply = call_method(&self.router, cx, call, name, arguments.as_deref()).await;
-        if let Some(needed) = call.missing_capability() {
-            return Err(error::missing_capability(&needed));
+        if let Some(failure) = call.host_failure() {
+            return Err(failure);
         }
         let entry = &self.entries[index];
         match reply {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use typed_rpc::client::{OutgoingRequest, Transport};
-use typed_rpc::{ClientError, Context};
+use typed_rpc::{ClientError, Context, ErrorObject};
 
 use super::input::InputRound;
 use super::peer::Peer;
@@ -65,6 +65,8 @@ pub struct RequestContext {
     last_progress: Mutex<Option<f64>>,
     /// A capability a call to the host needed and the client lacks.
     missing: Mutex<Option<ClientCapabilities>>,
+    /// An answer the client brought that is not what its question asks.
+    invalid_answer: Mutex<Option<ErrorObject>>,
 }
 
 /// The parts a [`RequestContext`] is made of, as the server knows them.
@@ -93,6 +95,7 @@ impl RequestContext {
             input: parts.input,
             last_progress: Mutex::new(None),
             missing: Mutex::new(None),
+            invalid_answer: Mutex::new(None),
         }
     }
 
@@ -215,7 +218,21 @@ impl RequestContext {
     /// the host calls, not before. A call the client did not declare the
     /// capability for fails, and the request is answered `-32021`.
     pub fn host(self: &Arc<Self>) -> McpHostClient<HostPeer> {
-        McpHostClient::new(HostPeer(self.clone()))
+        McpHostClient::new(HostPeer {
+            call: self.clone(),
+            key: None,
+        })
+    }
+
+    /// [`host`](Self::host), whose next call's input request (in the
+    /// 2026-07-28 generation) is keyed `key` rather than by its place in
+    /// the handler: a name the client sees in `inputRequests`. Keys must
+    /// be unique within one request.
+    pub fn host_keyed(self: &Arc<Self>, key: impl Into<String>) -> McpHostClient<HostPeer> {
+        McpHostClient::new(HostPeer {
+            call: self.clone(),
+            key: Some(key.into()),
+        })
     }
 
     /// The capability a host call of `method` (with `params`) needs, if
@@ -249,9 +266,19 @@ impl RequestContext {
         Some(needed)
     }
 
-    /// The capability a host call needed and the client lacks, if any did.
-    pub(crate) fn missing_capability(&self) -> Option<ClientCapabilities> {
-        self.missing
+    /// Why the request failed on the host's side, if it did: a capability
+    /// a host call needed and the client lacks (`-32021`), or an answer
+    /// the client brought that is not an answer to its question (`-32602`).
+    pub(crate) fn host_failure(&self) -> Option<ErrorObject> {
+        if let Some(needed) = self
+            .missing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            return Some(error::missing_capability(needed));
+        }
+        self.invalid_answer
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
@@ -282,21 +309,34 @@ impl McpContext for Context {
 /// The transport of [`RequestContext::host`]: requests to the client on
 /// the request's own way to it, or (2026-07-28) answers from the retry.
 #[derive(Clone)]
-pub struct HostPeer(Arc<RequestContext>);
+pub struct HostPeer {
+    call: Arc<RequestContext>,
+    /// The key of the input request, in the 2026-07-28 generation.
+    key: Option<String>,
+}
 
 impl Transport for HostPeer {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
-        let call = &self.0;
+        let call = &self.call;
         if let Some(needed) = call.lacking(request.method(), request.params().map(|p| p.as_json()))
         {
             let error = error::missing_capability(&needed);
             *call.missing.lock().unwrap_or_else(|p| p.into_inner()) = Some(needed);
             return Err(ClientError::Rpc(error));
         }
-        match &call.input {
-            Some(round) => round.answer(request.method(), request.params()).await,
-            None => call.peer.request(request.method(), request.params()).await,
+        let Some(round) = &call.input else {
+            return call.peer.request(request.method(), request.params()).await;
+        };
+        let answer = round
+            .answer(request.method(), request.params(), self.key.as_deref())
+            .await;
+        if let Err(ClientError::Rpc(invalid)) = &answer {
+            *call
+                .invalid_answer
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(invalid.clone());
         }
+        answer
     }
 
     async fn send_notification(
@@ -311,7 +351,7 @@ impl Transport for HostPeer {
                 &empty
             }
         };
-        self.0
+        self.call
             .peer
             .notify_params(notification.method(), params)
             .await

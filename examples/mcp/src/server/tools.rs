@@ -34,7 +34,7 @@ pub enum ServerBuildError {
     Duplicate(BuildError),
     /// A method cannot be a tool.
     Schema(SchemaError),
-    /// An annotation names no tool.
+    /// Annotations or a schema name no tool.
     UnknownTool(String),
 }
 
@@ -58,6 +58,7 @@ pub(crate) struct ToolsBuilder {
     services: Vec<Box<dyn FnOnce(typed_rpc::RouterBuilder) -> typed_rpc::RouterBuilder + Send>>,
     infos: Vec<&'static typed_rpc::ServiceInfo>,
     annotations: Vec<(String, ToolAnnotations)>,
+    input_schemas: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl ToolsBuilder {
@@ -69,6 +70,14 @@ impl ToolsBuilder {
 
     pub(crate) fn annotate(&mut self, name: String, annotations: ToolAnnotations) {
         self.annotations.push((name, annotations));
+    }
+
+    pub(crate) fn input_schema(
+        &mut self,
+        name: String,
+        schema: serde_json::Map<String, serde_json::Value>,
+    ) {
+        self.input_schemas.push((name, schema));
     }
 
     pub(crate) fn build(self) -> Result<ToolSet, ServerBuildError> {
@@ -118,6 +127,12 @@ impl ToolsBuilder {
             tool.title = tool.title.take().or_else(|| annotations.title.clone());
             tool.annotations = Some(annotations);
         }
+        for (name, schema) in self.input_schemas {
+            let index = *by_name
+                .get(&name)
+                .ok_or(ServerBuildError::UnknownTool(name))?;
+            entries[index].tool.input_schema = schema;
+        }
         Ok(ToolSet {
             router,
             entries,
@@ -162,8 +177,8 @@ impl ToolSet {
             return Err(error::unknown("tool", name));
         };
         let reply = call_method(&self.router, cx, call, name, arguments).await;
-        if let Some(needed) = call.missing_capability() {
-            return Err(error::missing_capability(&needed));
+        if let Some(failure) = call.host_failure() {
+            return Err(failure);
         }
         match reply {
             Ok(result) => Ok(into_result(&self.entries[index].output, result.get())),
