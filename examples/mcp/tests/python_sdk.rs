@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Scratch, python, server_binary};
+use support::{HttpServer, Scratch, python, server_binary};
 
 /// How long one scenario may take.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -139,5 +139,31 @@ fn the_high_level_client_finds_the_stateless_generation_with_server_discover() {
             .as_array()
             .unwrap()
             .contains(&Value::from("search"))
+    );
+}
+
+#[test]
+fn over_streamable_http_a_session_and_the_high_level_client_call_tools_and_answer_sampling() {
+    let root = Scratch::new("python-http");
+    let server = HttpServer::start(&["--fixtures", "--root", root.path().to_str().unwrap()]);
+
+    let report = python("sdk_client.py", &["http-session", &server.url], LIMIT);
+    assert_eq!(report["protocol_version"], "2025-11-25");
+    check_tools(&report);
+    // The tool's sampling request travelled on its event stream; the
+    // client's answer came back as a POST.
+    assert_eq!(
+        report["sampling"],
+        "LLM response: Paris, said the test's model (asked: What is the capital of France?)"
+    );
+
+    // The 2026-07-28 generation: the same tool asks for the sample in an
+    // input_required result, and the client's retry brings the answer.
+    let report = python("sdk_client.py", &["http-auto", &server.url], LIMIT);
+    assert_eq!(report["discovered"], true, "{report}");
+    assert_eq!(report["add"], "42.0");
+    assert_eq!(
+        report["sampling"],
+        "LLM response: Paris, said the test's model (asked: What is the capital of France?)"
     );
 }

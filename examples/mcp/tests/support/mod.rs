@@ -149,6 +149,94 @@ pub fn python_packages() -> &'static Path {
     })
 }
 
+/// `<target>/mcp-js`: the pinned JavaScript peers of `tests/js` (and the
+/// Node.js 22 they run on, from the npm registry's `node` package),
+/// installed on first use with `npm ci` (npm must be on `PATH`, and the
+/// npm registry reachable).
+pub fn js_packages() -> &'static Path {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let source = tests_dir().join("js");
+        let lock =
+            std::fs::read(source.join("package-lock.json")).expect("tests/js/package-lock.json");
+        let target = target_dir().join("mcp-js");
+        let fresh_enough = |dir: &Path| {
+            std::fs::read(dir.join("package-lock.json")).is_ok_and(|installed| installed == lock)
+                && dir
+                    .join("node_modules")
+                    .join(".package-lock.json")
+                    .is_file()
+                && dir.join("node_modules").join(".bin").join("node").is_file()
+        };
+        if fresh_enough(&target) {
+            return target;
+        }
+        let fresh = target_dir().join(format!("mcp-js.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        std::fs::create_dir_all(&fresh).expect("a directory for the npm packages");
+        for file in ["package.json", "package-lock.json"] {
+            std::fs::copy(source.join(file), fresh.join(file)).expect("the npm package files");
+        }
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&fresh);
+        let (ok, _, stderr) = process::bounded(npm, INSTALL_LIMIT);
+        assert!(
+            ok,
+            "npm ci in {} failed (npm, and the npm registry, needed):\n{stderr}",
+            fresh.display()
+        );
+        let _ = std::fs::remove_dir_all(&target);
+        if std::fs::rename(&fresh, &target).is_err() {
+            let _ = std::fs::remove_dir_all(&fresh);
+        }
+        assert!(
+            fresh_enough(&target),
+            "{} lacks the npm packages",
+            target.display()
+        );
+        target
+    })
+}
+
+/// Runs `node <script> <args>` with the pinned Node.js 22 (the script,
+/// from `tests/js`, runs beside the installed packages) and parses the
+/// JSON it prints.
+pub fn node(script: &str, args: &[&str], limit: Duration) -> serde_json::Value {
+    let (ok, stdout, stderr) = node_raw(script, args, limit);
+    assert!(ok, "{script} {args:?} failed:\n{stderr}\n{stdout}");
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|err| panic!("{script} printed no JSON ({err}):\n{stdout}\n{stderr}"))
+}
+
+/// Runs `node <script> <args>`, `script` a file of `tests/js` or a path
+/// inside the installed packages: its status, stdout and stderr.
+pub fn node_raw(script: &str, args: &[&str], limit: Duration) -> (bool, String, String) {
+    let dir = js_packages();
+    let ours = tests_dir().join("js").join(script);
+    let script = match ours.is_file() {
+        true => {
+            let copy = dir.join(script);
+            std::fs::copy(&ours, &copy).expect("the script copied beside its packages");
+            copy
+        }
+        false => dir.join(script),
+    };
+    let bin = dir.join("node_modules").join(".bin");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = Command::new(bin.join("node"));
+    command
+        .current_dir(dir)
+        .env("PATH", path)
+        .arg(script)
+        .args(args);
+    process::bounded(command, limit)
+}
+
 /// Runs `tests/python/<script> <args>` and parses the JSON it prints.
 pub fn python(script: &str, args: &[&str], limit: Duration) -> serde_json::Value {
     let mut command = Command::new("python3");
