@@ -251,6 +251,49 @@ pub fn python(script: &str, args: &[&str], limit: Duration) -> serde_json::Value
         .unwrap_or_else(|err| panic!("{script} printed no JSON ({err}):\n{stdout}\n{stderr}"))
 }
 
+/// Runs `mcp-server <args>` over stdio: sends `initialize`, then each of
+/// `requests` (JSON-RPC requests, their ids 2, 3, ...), and returns the
+/// responses to them in order.
+pub fn stdio_exchange(args: &[&str], requests: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = Command::new(server_binary())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mcp-server starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let mut send =
+        |message: serde_json::Value| writeln!(stdin, "{message}").expect("the server reads");
+    let mut reply = |id: usize| loop {
+        let line = lines.next().expect("a reply").expect("a line");
+        let message: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        if message["id"] == id {
+            return message;
+        }
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    reply(1);
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut replies = Vec::new();
+    for (offset, request) in requests.iter().enumerate() {
+        let mut request = request.clone();
+        request["jsonrpc"] = "2.0".into();
+        request["id"] = (offset + 2).into();
+        send(request);
+        replies.push(reply(offset + 2));
+    }
+    drop(send);
+    drop(stdin);
+    let _ = child.wait();
+    replies
+}
+
 /// A running `mcp-server --http 127.0.0.1:0`, killed on drop.
 pub struct HttpServer {
     child: Child,
