@@ -1,6 +1,7 @@
 //! MCP (Model Context Protocol) on typed-rpc.
 
 pub mod api;
+pub mod client;
 pub mod error;
 pub mod files;
 pub mod fixtures;

@@ -1,0 +1,388 @@
+//! The client's side of Streamable HTTP: each message a `POST`, its answer
+//! read from JSON or from an event stream (where the server's own requests
+//! are answered on the way, by `POST`s back), the classic session's id and
+//! version sent on every request, the 2026-07-28 generation's mirrored
+//! headers added, and `DELETE` to end a session.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderValue, Method, Request, StatusCode, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use typed_rpc::client::{HttpError, OutgoingRequest, TransportError, TransportErrorKind};
+use typed_rpc::{ClientError, Context, Router, TransportKind};
+
+/// The largest event or response read.
+const MAX_MESSAGE: usize = 16 << 20;
+
+/// A Streamable HTTP connection to one endpoint.
+pub(crate) struct HttpLink {
+    client: HyperClient<HttpConnector, Full<Bytes>>,
+    url: http::Uri,
+    session: Mutex<Option<HeaderValue>>,
+    version: Mutex<Option<HeaderValue>>,
+    /// Whether requests carry the 2026-07-28 generation's headers.
+    stateless: Mutex<bool>,
+    /// Answers the server's requests and takes its notifications.
+    handlers: Router,
+    next_id: AtomicU64,
+    timeout: Option<Duration>,
+}
+
+fn transport_error(
+    kind: TransportErrorKind,
+    err: impl std::error::Error + Send + Sync + 'static,
+) -> ClientError {
+    ClientError::Transport(TransportError::with_source(kind, err))
+}
+
+impl HttpLink {
+    pub(crate) fn new(
+        url: &str,
+        handlers: Router,
+        timeout: Option<Duration>,
+    ) -> Result<Self, ClientError> {
+        let url: http::Uri = url
+            .parse()
+            .map_err(|err| transport_error(TransportErrorKind::Connect, err))?;
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        Ok(HttpLink {
+            client: HyperClient::builder(TokioExecutor::new()).build(connector),
+            url,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            stateless: Mutex::new(false),
+            handlers,
+            next_id: AtomicU64::new(1),
+            timeout,
+        })
+    }
+
+    /// Sends every later request as of the protocol `version` (and, for
+    /// 2026-07-28, with its mirrored headers).
+    pub(crate) fn set_version(&self, version: &str, stateless: bool) {
+        *lock(&self.version) = HeaderValue::from_str(version).ok();
+        *lock(&self.stateless) = stateless;
+    }
+
+    /// Posts `body`, the message `request` is, with the headers it needs.
+    async fn post(
+        &self,
+        request: &OutgoingRequest<'_>,
+        body: String,
+    ) -> Result<hyper::Response<Incoming>, ClientError> {
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri(self.url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        if let Some(session) = lock(&self.session).clone() {
+            builder = builder.header("mcp-session-id", session);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            builder = builder.header("mcp-protocol-version", version);
+        }
+        if *lock(&self.stateless) {
+            builder = builder.header("mcp-method", request.method());
+            if let Some(name) = named(request) {
+                builder = builder.header("mcp-name", name);
+            }
+        }
+        let post = builder
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|err| transport_error(TransportErrorKind::Io, err))?;
+        let sending = self.client.request(post);
+        let response = match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, sending).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            })?,
+            None => sending.await,
+        };
+        response.map_err(|err| transport_error(TransportErrorKind::Connect, err))
+    }
+
+    /// Sends a request and reads its response's text.
+    pub(crate) async fn request(
+        &self,
+        request: OutgoingRequest<'_>,
+    ) -> Result<String, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let response = self.post(&request, request.to_text(Some(id))).await?;
+        if let Some(session) = response.headers().get("mcp-session-id") {
+            *lock(&self.session) = Some(session.clone());
+        }
+        let events = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let status = response.status();
+        let reading = async {
+            match events && status.is_success() {
+                true => self.read_events(response.into_body(), id).await,
+                false => self.read_json(status, response.into_body()).await,
+            }
+        };
+        match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, reading).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            })?,
+            None => reading.await,
+        }
+    }
+
+    /// A JSON answer: the response, also when the status is an error that
+    /// carries one (the 2026-07-28 generation's `400`s and `404`s).
+    async fn read_json(&self, status: StatusCode, body: Incoming) -> Result<String, ClientError> {
+        let bytes = http_body_util::Limited::new(body, MAX_MESSAGE)
+            .collect()
+            .await
+            .map_err(|err| {
+                ClientError::Transport(TransportError::with_source(
+                    TransportErrorKind::Io,
+                    std::io::Error::other(err.to_string()),
+                ))
+            })?
+            .to_bytes();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let is_response = serde_json::from_str::<Probe<'_>>(&text).is_ok_and(|p| p.is_response());
+        if status.is_success() || is_response {
+            return Ok(text);
+        }
+        Err(ClientError::Http(HttpError::new(
+            status.as_u16(),
+            None,
+            text,
+        )))
+    }
+
+    /// An event stream: its events read until the response to `id`; the
+    /// server's requests on the way are answered, its notifications taken.
+    async fn read_events(&self, mut body: Incoming, id: u64) -> Result<String, ClientError> {
+        let mut events = Events::default();
+        loop {
+            for event in events.take() {
+                if let Some(response) = self.take_event(&event, id).await {
+                    return Ok(response);
+                }
+            }
+            if events.pending() > MAX_MESSAGE {
+                return Err(ClientError::Transport(TransportError::new(
+                    TransportErrorKind::Refused,
+                )));
+            }
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Some(bytes) = frame.data_ref() {
+                        events.extend(bytes);
+                    }
+                }
+                Some(Err(err)) => return Err(transport_error(TransportErrorKind::Closed, err)),
+                None => {
+                    return Err(ClientError::Transport(TransportError::new(
+                        TransportErrorKind::Closed,
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Acts on one event: the response to `id` is returned; a request of
+    /// the server is answered; a notification goes to the handlers.
+    async fn take_event(&self, event: &str, id: u64) -> Option<String> {
+        if event.trim().is_empty() {
+            return None;
+        }
+        let probe: Probe<'_> = serde_json::from_str(event).ok()?;
+        if probe.is_response() {
+            return (probe.id.and_then(|i| i.get().parse::<u64>().ok()) == Some(id))
+                .then(|| event.to_owned());
+        }
+        let cx = Context::new(TransportKind::Http);
+        let answer = self.handlers.handle_with(event.as_bytes(), &cx).await;
+        if let Some(answer) = answer {
+            let request = OutgoingRequest::new("", None);
+            if let Err(err) = self.post(&request, answer).await {
+                tracing::debug!(%err, "an answer to the server could not be sent");
+            }
+        }
+        None
+    }
+
+    /// Opens the classic session's own stream (`GET`), where the server
+    /// sends what no request of the client asked for (its requests among
+    /// them), and reads it until the session or the link ends, answering
+    /// the server's requests as they come. A server without one (`405`)
+    /// is fine.
+    pub(crate) fn listen(self: &Arc<Self>) {
+        let Some(session) = lock(&self.session).clone() else {
+            return;
+        };
+        let link = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let Some(strong) = link.upgrade() else { return };
+            let mut request = Request::builder()
+                .method(Method::GET)
+                .uri(strong.url.clone())
+                .header(header::ACCEPT, "text/event-stream")
+                .header("mcp-session-id", session);
+            if let Some(version) = lock(&strong.version).clone() {
+                request = request.header("mcp-protocol-version", version);
+            }
+            let Ok(request) = request.body(Full::new(Bytes::new())) else {
+                return;
+            };
+            let Ok(response) = strong.client.request(request).await else {
+                return;
+            };
+            if !response.status().is_success() {
+                return;
+            }
+            drop(strong);
+            let mut body = response.into_body();
+            let mut events = Events::default();
+            while let Some(Ok(frame)) = body.frame().await {
+                let Some(strong) = link.upgrade() else { return };
+                let Some(bytes) = frame.data_ref() else {
+                    continue;
+                };
+                for event in events.push(bytes) {
+                    strong.take_event(&event, 0).await;
+                }
+            }
+        });
+    }
+
+    /// Sends a notification (answered `202`).
+    pub(crate) async fn notify(
+        &self,
+        notification: OutgoingRequest<'_>,
+    ) -> Result<(), ClientError> {
+        let response = self.post(&notification, notification.to_text(None)).await?;
+        match response.status().is_success() {
+            true => Ok(()),
+            false => Err(ClientError::Http(HttpError::new(
+                response.status().as_u16(),
+                None,
+                "",
+            ))),
+        }
+    }
+
+    /// Ends the classic session, if there is one.
+    pub(crate) async fn close(&self) {
+        let Some(session) = lock(&self.session).take() else {
+            return;
+        };
+        let request = Request::builder()
+            .method(Method::DELETE)
+            .uri(self.url.clone())
+            .header("mcp-session-id", session)
+            .body(Full::new(Bytes::new()));
+        if let Ok(request) = request {
+            let _ = self.client.request(request).await;
+        }
+    }
+}
+
+/// Server-Sent Events, read from chunks: the data of each whole event.
+#[derive(Default)]
+struct Events {
+    buffer: Vec<u8>,
+    data: String,
+}
+
+impl Events {
+    fn extend(&mut self, bytes: &[u8]) {
+        self.buffer.extend_from_slice(bytes);
+    }
+
+    /// What has arrived and is not yet an event.
+    fn pending(&self) -> usize {
+        self.buffer.len() + self.data.len()
+    }
+
+    /// The data of every event now whole.
+    fn take(&mut self) -> Vec<String> {
+        let mut events = Vec::new();
+        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buffer.drain(..=end).collect();
+            let line = String::from_utf8_lossy(&line);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                events.push(std::mem::take(&mut self.data));
+            } else if let Some(value) = line.strip_prefix("data:") {
+                if !self.data.is_empty() {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            }
+        }
+        events
+    }
+
+    fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.extend(bytes);
+        self.take()
+    }
+}
+
+/// A message as far as telling responses from the rest needs.
+#[derive(Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+impl Probe<'_> {
+    fn is_response(&self) -> bool {
+        self.method.is_none() && (self.result.is_some() || self.error.is_some())
+    }
+}
+
+/// What a `tools/call`, `prompts/get` or `resources/read` names, for `Mcp-Name`.
+fn named(request: &OutgoingRequest<'_>) -> Option<HeaderValue> {
+    #[derive(Deserialize)]
+    struct Named {
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let field = match request.method() {
+        "tools/call" | "prompts/get" | "resources/read" => request.params()?,
+        _ => return None,
+    };
+    let named: Named = serde_json::from_str(field.as_json()).ok()?;
+    let value = named.name.or(named.uri)?;
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && value.trim() == value
+        && !value.starts_with("=?base64?");
+    match plain {
+        true => HeaderValue::from_str(&value).ok(),
+        false => {
+            use base64::Engine;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
+            HeaderValue::from_str(&format!("=?base64?{encoded}?=")).ok()
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
