@@ -337,11 +337,13 @@ where
             outbox,
             held,
         } = self;
-        let outbox = outbox.clone();
         let cancellable = cancels
             .as_mut()
             .zip(held)
             .and_then(|(cancels, request)| cancels.register(&request));
+        // The request may lend its place while it waits on the peer.
+        let call = super::lend::lending(&permit, outbox, call);
+        let outbox = outbox.clone();
         requests.spawn(async move {
             let served = match cancellable {
                 Some(cancellable) => cancellable.run(call).await,
