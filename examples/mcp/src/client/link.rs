@@ -58,6 +58,17 @@ impl Link {
         }
     }
 
+    /// A link over a connection of this process (an in-memory stream).
+    pub(crate) fn connection(connection: Connection, timeout: Option<Duration>) -> Self {
+        Link {
+            way: Way::Child {
+                connection: connection.with_timeout(timeout),
+                child: tokio::sync::Mutex::new(None),
+            },
+            meta: Mutex::new(None),
+        }
+    }
+
     pub(crate) fn http(link: HttpLink) -> Self {
         Link {
             way: Way::Http(Arc::new(link)),
@@ -140,11 +151,10 @@ impl Link {
     /// exit (killing it after five seconds), or ends the HTTP session.
     pub(crate) async fn close(&self) {
         match &self.way {
-            Way::Child { child, .. } => {
-                if let Some(child) = child.lock().await.take() {
-                    let _ = child.close().await;
-                }
-            }
+            Way::Child { connection, child } => match child.lock().await.take() {
+                Some(child) => drop(child.close().await),
+                None => connection.close(),
+            },
             Way::Http(link) => link.close().await,
         }
     }

@@ -364,6 +364,21 @@ impl Builder {
         self.connect(link).await
     }
 
+    /// Talks to a server over one byte stream (newline-delimited): a
+    /// socket, or an in-memory stream to a server of this process (see
+    /// [`serve_stream`](crate::server::serve_stream)).
+    pub async fn connect_stream<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let connection = StreamConnector::new(Framing::Lines)
+            .handlers(self.host.clone())
+            .connect(reader, writer);
+        let link = Link::connection(connection, self.timeout);
+        self.connect(link).await
+    }
+
     /// Reaches the server at the Streamable HTTP endpoint `url`.
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let link = Link::http(http::HttpLink::new(url, self.host.clone(), self.timeout)?);
