@@ -28,12 +28,9 @@ const AFTER_CLOSE: Duration = Duration::from_secs(1);
 /// # }
 /// ```
 pub fn serve_stdio(server: &Server) -> ServerHandle {
-    serve(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        TransportKind::Stdio,
-    )
+    // Pipes (a host's child) are read and written without a thread hop.
+    let (stdin, stdout) = typed_rpc::transport::stream::stdio();
+    serve(server, stdin, stdout, TransportKind::Stdio)
 }
 
 /// Serves `server` on one byte stream (a socket, a pipe) until it ends.
