@@ -262,3 +262,31 @@ async fn our_client_and_our_server_over_stdio_and_http_in_both_generations() {
         client.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn our_client_and_our_server_over_tcp_a_session_per_connection() {
+    let root = Scratch::new("client-tcp");
+    let server = typed_rpc_mcp::server::Server::builder(Implementation::new("tcp", "1"));
+    let notifier = typed_rpc_mcp::server::Notifier::new();
+    let files = typed_rpc_mcp::files::Files::new(root.path(), notifier.clone()).unwrap();
+    let server = typed_rpc_mcp::fixtures::serve(files.serve(server), &notifier)
+        .build()
+        .unwrap();
+    let running = typed_rpc_mcp::server::serve_tcp(&server, "127.0.0.1:0", 8)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let stream = tokio::net::TcpStream::connect(running.local_addr())
+            .await
+            .unwrap();
+        let (read, write) = stream.into_split();
+        let client = builder(Mode::Classic)
+            .connect_stream(read, write)
+            .await
+            .expect("connects");
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+        check_our_server(&client).await;
+        client.close().await;
+    }
+    running.shutdown().await;
+}

@@ -1,8 +1,9 @@
-//! `mcp-server [--stdio | --http ADDR] [--root DIR] [--fixtures]
-//! [--state-secret SECRET]`: the files of a directory (the current one
-//! unless `--root` says) as an MCP server, over stdio (the default) or
-//! Streamable HTTP at `http://ADDR/mcp` (port 0 picks a port; the bound
-//! address is printed on stderr). `--fixtures` adds the tools, resources
+//! `mcp-server [--stdio | --http ADDR | --tcp ADDR] [--root DIR]
+//! [--fixtures] [--state-secret SECRET]`: the files of a directory (the
+//! current one unless `--root` says) as an MCP server, over stdio (the
+//! default), Streamable HTTP at `http://ADDR/mcp`, or TCP (a message per
+//! line, a session per connection); port 0 picks a port, and the bound
+//! address is printed on stderr. `--fixtures` adds the tools, resources
 //! and prompts the protocol's conformance suite exercises, and the
 //! tutorial tools `add`, `slow` and `fail`. `--state-secret` signs the
 //! 2026-07-28 generation's request state with a secret servers behind one
@@ -17,6 +18,7 @@ use typed_rpc_mcp::types::Implementation;
 
 struct Options {
     http: Option<String>,
+    tcp: Option<String>,
     root: PathBuf,
     fixtures: bool,
     state_secret: Option<String>,
@@ -25,6 +27,7 @@ struct Options {
 fn options() -> Result<Options, String> {
     let mut options = Options {
         http: None,
+        tcp: None,
         root: PathBuf::from("."),
         fixtures: false,
         state_secret: None,
@@ -33,8 +36,9 @@ fn options() -> Result<Options, String> {
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
-            "--stdio" => options.http = None,
+            "--stdio" => (options.http, options.tcp) = (None, None),
             "--http" => options.http = Some(value()?),
+            "--tcp" => options.tcp = Some(value()?),
             "--root" => options.root = PathBuf::from(value()?),
             "--fixtures" => options.fixtures = true,
             "--state-secret" => options.state_secret = Some(value()?),
@@ -89,10 +93,35 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    match &options.http {
-        None => serve_stdio(&server).stopped().await,
-        Some(addr) => serve_http(&server, addr).await,
+    match (&options.http, &options.tcp) {
+        (Some(addr), _) => serve_http(&server, addr).await,
+        (None, Some(addr)) => serve_tcp(&server, addr).await,
+        (None, None) => serve_stdio(&server).stopped().await,
     }
+}
+
+/// Resolves at SIGTERM or Ctrl-C.
+async fn terminated() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}
+
+/// Serves TCP on `addr` until SIGTERM or Ctrl-C.
+async fn serve_tcp(server: &Server, addr: &str) {
+    let running = match typed_rpc_mcp::server::serve_tcp(server, addr, 1024).await {
+        Ok(running) => running,
+        Err(err) => {
+            eprintln!("mcp-server: cannot listen on {addr}: {err}");
+            std::process::exit(1);
+        }
+    };
+    eprintln!("mcp-server: listening on tcp://{}", running.local_addr());
+    terminated().await;
+    running.shutdown().await;
 }
 
 /// Serves Streamable HTTP on `addr` until SIGTERM or Ctrl-C.

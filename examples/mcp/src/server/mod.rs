@@ -14,7 +14,8 @@
 //! | `session.rs` | a classic session's state |
 //! | `events.rs` | the changes clients hear of: [`Notifier`] |
 //! | `peer.rs` | the way back to the client, whatever the transport |
-//! | `stdio.rs` | serving stdio, any byte stream, TCP |
+//! | `stdio.rs` | serving stdio and any byte stream |
+//! | `tcp.rs` | serving TCP, a session per connection |
 
 mod events;
 mod handler;
@@ -27,6 +28,7 @@ mod resources;
 mod schema;
 mod session;
 mod stdio;
+mod tcp;
 mod tools;
 
 use std::sync::Arc;
@@ -43,6 +45,7 @@ pub use resources::{Completer, Resources};
 pub use schema::SchemaError;
 pub(crate) use session::Session;
 pub use stdio::{serve_stdio, serve_stream};
+pub use tcp::{TcpRunning, serve_tcp};
 pub use tools::ServerBuildError;
 
 use crate::McpServer as _;
