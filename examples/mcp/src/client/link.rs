@@ -27,7 +27,9 @@ pub struct Link {
 enum Way {
     Child {
         connection: Connection,
-        child: tokio::sync::Mutex<Option<ChildProcess>>,
+        /// The child process, when the link spawned it (boxed: the link
+        /// holds either this or an HTTP link).
+        child: Box<tokio::sync::Mutex<Option<ChildProcess>>>,
     },
     Http(Arc<HttpLink>),
 }
@@ -52,7 +54,7 @@ impl Link {
         Link {
             way: Way::Child {
                 connection: child.connection().clone().with_timeout(timeout),
-                child: tokio::sync::Mutex::new(Some(child)),
+                child: Box::new(tokio::sync::Mutex::new(Some(child))),
             },
             meta: Mutex::new(None),
         }
@@ -63,7 +65,7 @@ impl Link {
         Link {
             way: Way::Child {
                 connection: connection.with_timeout(timeout),
-                child: tokio::sync::Mutex::new(None),
+                child: Box::new(tokio::sync::Mutex::new(None)),
             },
             meta: Mutex::new(None),
         }

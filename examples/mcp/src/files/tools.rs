@@ -102,7 +102,7 @@ impl FileTools for Files {
             entries.push(Entry {
                 name: entry.file_name().to_string_lossy().into_owned(),
                 kind: if meta.is_dir() { "directory" } else { "file" }.to_owned(),
-                size: meta.is_file().then(|| meta.len()),
+                size: meta.is_file().then_some(meta.len()),
             });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));

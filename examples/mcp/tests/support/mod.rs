@@ -288,7 +288,7 @@ pub fn stdio_exchange(args: &[&str], requests: &[serde_json::Value]) -> Vec<serd
         send(request);
         replies.push(reply(offset + 2));
     }
-    drop(send);
+    // The end of stdin: the server exits.
     drop(stdin);
     let _ = child.wait();
     replies
