@@ -16,6 +16,7 @@ mod http;
 mod link;
 mod notifications;
 
+use std::future::Future;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -150,16 +151,11 @@ impl Client {
 
     /// Every tool, all pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut tools = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.server.list_tools(Some(paginated(cursor))).await?;
-            tools.extend(page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(tools),
-            }
-        }
+        all_pages(|params| async {
+            let page = self.server.list_tools(Some(params)).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// Calls the tool `name` with `arguments` (an object); input the
@@ -196,48 +192,28 @@ impl Client {
 
     /// Every resource, all pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let mut resources = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.server.list_resources(Some(paginated(cursor))).await?;
-            resources.extend(page.resources);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(resources),
-            }
-        }
+        all_pages(|params| async {
+            let page = self.server.list_resources(Some(params)).await?;
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     /// Reads the resource at `uri`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        let mut params = ResourceParams::new(uri);
-        for _ in 0..MAX_INPUT_ROUNDS {
-            match self.server.read_resource(params.clone()).await? {
-                Outcome::Complete(result) => return Ok(result),
-                Outcome::InputRequired(asked) => {
-                    params.input_responses = Some(
-                        self.answer(asked.input_requests.unwrap_or_default())
-                            .await?,
-                    );
-                    params.request_state = asked.request_state;
-                }
-            }
-        }
-        Err(too_many_rounds())
+        self.with_input(ResourceParams::new(uri), |params| {
+            self.server.read_resource(params)
+        })
+        .await
     }
 
     /// Every prompt, all pages.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let mut prompts = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.server.list_prompts(Some(paginated(cursor))).await?;
-            prompts.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(prompts),
-            }
-        }
+        all_pages(|params| async {
+            let page = self.server.list_prompts(Some(params)).await?;
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// The prompt `name` with `arguments` filled in.
@@ -246,31 +222,42 @@ impl Client {
         name: &str,
         arguments: impl IntoIterator<Item = (String, String)>,
     ) -> Result<GetPromptResult, ClientError> {
-        let mut params = GetPromptParams {
+        let params = GetPromptParams {
             name: name.to_owned(),
             arguments: Some(arguments.into_iter().collect()),
             meta: None,
             input_responses: None,
             request_state: None,
         };
-        for _ in 0..MAX_INPUT_ROUNDS {
-            match self.server.get_prompt(params.clone()).await? {
-                Outcome::Complete(result) => return Ok(result),
-                Outcome::InputRequired(asked) => {
-                    params.input_responses = Some(
-                        self.answer(asked.input_requests.unwrap_or_default())
-                            .await?,
-                    );
-                    params.request_state = asked.request_state;
-                }
-            }
-        }
-        Err(too_many_rounds())
+        self.with_input(params, |params| self.server.get_prompt(params))
+            .await
     }
 
     /// Ends the connection: the child process exits, the HTTP session ends.
     pub async fn close(self) {
         self.server.into_transport().close().await;
+    }
+
+    /// Sends `params` with `send` until the result is complete, answering
+    /// with the host the input each `input_required` result asks for.
+    async fn with_input<P, T, F, R>(&self, mut params: P, send: F) -> Result<T, ClientError>
+    where
+        P: Retried + Clone,
+        F: Fn(P) -> R,
+        R: Future<Output = Result<Outcome<T>, ClientError>>,
+    {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match send(params.clone()).await? {
+                Outcome::Complete(result) => return Ok(result),
+                Outcome::InputRequired(asked) => {
+                    let answers = self
+                        .answer(asked.input_requests.unwrap_or_default())
+                        .await?;
+                    params.retry_with(answers, asked.request_state);
+                }
+            }
+        }
+        Err(too_many_rounds())
     }
 
     /// The host's answers to `requests`, by their keys.
@@ -301,8 +288,46 @@ impl Client {
     }
 }
 
-fn paginated(cursor: Option<Cursor>) -> PaginatedParams {
-    PaginatedParams { cursor, meta: None }
+/// Every item of a list, fetched page by page with `fetch`.
+async fn all_pages<T, F, R>(fetch: F) -> Result<Vec<T>, ClientError>
+where
+    F: Fn(PaginatedParams) -> R,
+    R: Future<Output = Result<(Vec<T>, Option<Cursor>), ClientError>>,
+{
+    let mut all = Vec::new();
+    let mut cursor = None;
+    loop {
+        let (items, next) = fetch(PaginatedParams { cursor, meta: None }).await?;
+        all.extend(items);
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// The params of a request the 2026-07-28 generation may ask input for.
+trait Retried {
+    /// These params, for the retry that brings `answers` and `state`.
+    fn retry_with(&mut self, answers: InputResponses, state: Option<String>);
+}
+
+impl Retried for CallToolParams {
+    fn retry_with(&mut self, answers: InputResponses, state: Option<String>) {
+        (self.input_responses, self.request_state) = (Some(answers), state);
+    }
+}
+
+impl Retried for ResourceParams {
+    fn retry_with(&mut self, answers: InputResponses, state: Option<String>) {
+        (self.input_responses, self.request_state) = (Some(answers), state);
+    }
+}
+
+impl Retried for GetPromptParams {
+    fn retry_with(&mut self, answers: InputResponses, state: Option<String>) {
+        (self.input_responses, self.request_state) = (Some(answers), state);
+    }
 }
 
 #[cold]

@@ -151,39 +151,7 @@ async fn classic(
         http.router.handle_with(body, &cx).await;
         return accepted();
     }
-    let (json_ok, events_ok) = headers::accepts(&headers);
-    if !json_ok && !events_ok {
-        return refuse(
-            StatusCode::NOT_ACCEPTABLE,
-            "accept application/json or text/event-stream",
-        );
-    }
-    let stream = session.open_stream();
-    let way_back = match events_ok {
-        true => Peer::new(Arc::new(StreamPort::new(
-            stream.clone(),
-            Some(session.clone()),
-        ))),
-        false => Peer::default(),
-    };
-    let cx = context(headers, peer, Some(session), way_back);
-    let key = message.id.map(|id| id.get().to_owned()).unwrap_or_default();
-    let handler = handler(http, body.clone(), cx);
-    // Version 2025-11-25 clients expect a first event with an id and no
-    // data; earlier ones might not.
-    let prime = session
-        .state
-        .negotiated()
-        .is_some_and(|n| n.version >= ProtocolVersion::V2025_11_25);
-    run(
-        handler,
-        stream,
-        Some((session.clone(), key)),
-        events_ok && json_ok,
-        prime,
-        false,
-    )
-    .await
+    request(http, headers, body, message, peer, Some(session)).await
 }
 
 async fn stateless(
@@ -201,6 +169,20 @@ async fn stateless(
         http.router.handle_with(body, &cx).await;
         return accepted();
     }
+    request(http, headers, body, message, peer, None).await
+}
+
+/// Runs the request `body` and answers it: within `session` (its stream
+/// kept for resumption, the request registered for cancellation), or
+/// standing alone (2026-07-28: it stops when its client leaves).
+async fn request(
+    http: &HttpInner,
+    headers: HeaderMap,
+    body: &Bytes,
+    message: &Message<'_>,
+    peer: Option<SocketAddr>,
+    session: Option<&Arc<HttpSession>>,
+) -> Response<McpBody> {
     let (json_ok, events_ok) = headers::accepts(&headers);
     if !json_ok && !events_ok {
         return refuse(
@@ -208,14 +190,33 @@ async fn stateless(
             "accept application/json or text/event-stream",
         );
     }
-    let stream = EventStream::new(1, false);
+    let stream = match session {
+        Some(session) => session.open_stream(),
+        None => EventStream::new(1, false),
+    };
+    // A client that takes no event stream gets no message but the reply.
     let way_back = match events_ok {
-        true => Peer::new(Arc::new(StreamPort::new(stream.clone(), None))),
+        true => Peer::new(Arc::new(StreamPort::new(stream.clone(), session.cloned()))),
         false => Peer::default(),
     };
-    let cx = context(headers, peer, None, way_back);
+    let cx = context(headers, peer, session, way_back);
     let handler = handler(http, body.clone(), cx);
-    run(handler, stream, None, json_ok, false, true).await
+    let key = message.id.map(|id| id.get().to_owned()).unwrap_or_default();
+    // Version 2025-11-25 clients expect a first event with an id and no
+    // data; earlier ones might not.
+    let prime = session
+        .and_then(|session| session.state.negotiated())
+        .is_some_and(|n| n.version >= ProtocolVersion::V2025_11_25);
+    let registered = session.map(|session| (session.clone(), key));
+    run(
+        handler,
+        stream,
+        registered,
+        json_ok,
+        prime,
+        session.is_none(),
+    )
+    .await
 }
 
 /// A batch (2025-03-26 allowed them): run whole, within its session.

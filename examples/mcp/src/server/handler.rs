@@ -145,6 +145,59 @@ impl Server {
         Ok((page, (end < total).then(|| end.to_string())))
     }
 
+    /// One page of `items` for a list request with `params`, and the
+    /// result's 2026-07-28 fields.
+    fn listing<'a, T: Clone + 'a>(
+        &self,
+        items: impl ExactSizeIterator<Item = &'a T>,
+        params: Option<PaginatedParams>,
+    ) -> RpcResult<Listing<T>> {
+        let params = params.unwrap_or_default();
+        let (items, next_cursor) = self.page(items, params.cursor.as_deref())?;
+        let (fields, meta) = self.stamp(era(params.meta.as_ref()), Some(CacheScope::Public), None);
+        Ok(Listing {
+            items,
+            next_cursor,
+            fields,
+            meta,
+        })
+    }
+
+    /// The context of a request that may ask for input (2026-07-28): its
+    /// try's answers, from its signed state and its responses.
+    fn input_context(
+        &self,
+        cx: &Context,
+        meta: Option<&Meta>,
+        binding: &Binding,
+        state: Option<&str>,
+        responses: Option<InputResponses>,
+    ) -> RpcResult<Arc<RequestContext>> {
+        let round = self.input_round(meta, binding, state, responses)?;
+        Ok(self.request_context(cx, meta, round))
+    }
+
+    /// The outcome of a request run until it finished or asked for input.
+    fn outcome<T: Stamped>(
+        &self,
+        meta: Option<&Meta>,
+        run: Result<RpcResult<T>, InputRequests>,
+        binding: &Binding,
+        call: &RequestContext,
+    ) -> RpcResult<Outcome<T>> {
+        match run {
+            Ok(result) => {
+                let mut result = result?;
+                let (fields, own_meta) = result.stamped();
+                (*fields, *own_meta) = self.stamp(era(meta), None, own_meta.take());
+                Ok(Outcome::Complete(result))
+            }
+            Err(asked) => Ok(Outcome::InputRequired(
+                self.input_required(asked, binding, call),
+            )),
+        }
+    }
+
     /// The input of a 2026-07-28 request's try, from its state and answers.
     fn input_round(
         &self,
@@ -184,6 +237,31 @@ impl Server {
             .resources
             .as_deref()
             .ok_or_else(|| ErrorObject::new(code::METHOD_NOT_FOUND, "This server has no resources"))
+    }
+}
+
+/// One page of a list, and its result's fields.
+struct Listing<T> {
+    items: Vec<T>,
+    next_cursor: Option<Cursor>,
+    fields: ResultFields,
+    meta: Option<Meta>,
+}
+
+/// A result whose 2026-07-28 fields and `_meta` the server stamps.
+trait Stamped {
+    fn stamped(&mut self) -> (&mut ResultFields, &mut Option<Meta>);
+}
+
+impl Stamped for CallToolResult {
+    fn stamped(&mut self) -> (&mut ResultFields, &mut Option<Meta>) {
+        (&mut self.fields, &mut self.meta)
+    }
+}
+
+impl Stamped for GetPromptResult {
+    fn stamped(&mut self) -> (&mut ResultFields, &mut Option<Meta>) {
+        (&mut self.fields, &mut self.meta)
     }
 }
 
@@ -253,14 +331,12 @@ impl McpServer for Server {
         _cx: &Context,
         params: Option<PaginatedParams>,
     ) -> RpcResult<ListToolsResult> {
-        let params = params.unwrap_or_default();
-        let (tools, next_cursor) = self.page(self.inner.tools.tools(), params.cursor.as_deref())?;
-        let (fields, meta) = self.stamp(era(params.meta.as_ref()), Some(CacheScope::Public), None);
+        let page = self.listing(self.inner.tools.tools(), params)?;
         Ok(ListToolsResult {
-            tools,
-            next_cursor,
-            fields,
-            meta,
+            tools: page.items,
+            next_cursor: page.next_cursor,
+            fields: page.fields,
+            meta: page.meta,
         })
     }
 
@@ -272,24 +348,11 @@ impl McpServer for Server {
         let meta = params.meta.as_ref();
         let arguments = params.arguments.as_deref();
         let binding = Binding::new("tools/call", &params.name, arguments.map(|a| a.get()));
-        let round = self.input_round(
-            meta,
-            &binding,
-            params.request_state.as_deref(),
-            params.input_responses.clone(),
-        )?;
-        let call = self.request_context(cx, meta, round);
+        let state = params.request_state.as_deref();
+        let call = self.input_context(cx, meta, &binding, state, params.input_responses.clone())?;
         let running = self.inner.tools.call(cx, &call, &params.name, arguments);
-        match input::until_input(running, call.input()).await {
-            Ok(result) => {
-                let mut result = result?;
-                (result.fields, result.meta) = self.stamp(era(meta), None, result.meta.take());
-                Ok(Outcome::Complete(result))
-            }
-            Err(asked) => Ok(Outcome::InputRequired(
-                self.input_required(asked, &binding, &call),
-            )),
-        }
+        let run = input::until_input(running, call.input()).await;
+        self.outcome(meta, run, &binding, &call)
     }
 
     async fn list_resources(
@@ -297,15 +360,13 @@ impl McpServer for Server {
         cx: &Context,
         params: Option<PaginatedParams>,
     ) -> RpcResult<ListResourcesResult> {
-        let params = params.unwrap_or_default();
         let all = self.resources()?.list(cx).await?;
-        let (resources, next_cursor) = self.page(all.iter(), params.cursor.as_deref())?;
-        let (fields, meta) = self.stamp(era(params.meta.as_ref()), Some(CacheScope::Public), None);
+        let page = self.listing(all.iter(), params)?;
         Ok(ListResourcesResult {
-            resources,
-            next_cursor,
-            fields,
-            meta,
+            resources: page.items,
+            next_cursor: page.next_cursor,
+            fields: page.fields,
+            meta: page.meta,
         })
     }
 
@@ -314,15 +375,13 @@ impl McpServer for Server {
         _cx: &Context,
         params: Option<PaginatedParams>,
     ) -> RpcResult<ListResourceTemplatesResult> {
-        let params = params.unwrap_or_default();
         let all = self.resources()?.templates();
-        let (resource_templates, next_cursor) = self.page(all.iter(), params.cursor.as_deref())?;
-        let (fields, meta) = self.stamp(era(params.meta.as_ref()), Some(CacheScope::Public), None);
+        let page = self.listing(all.iter(), params)?;
         Ok(ListResourceTemplatesResult {
-            resource_templates,
-            next_cursor,
-            fields,
-            meta,
+            resource_templates: page.items,
+            next_cursor: page.next_cursor,
+            fields: page.fields,
+            meta: page.meta,
         })
     }
 
@@ -333,13 +392,8 @@ impl McpServer for Server {
     ) -> RpcResult<Outcome<ReadResourceResult>> {
         let meta = params.meta.as_ref();
         let binding = Binding::new("resources/read", &params.uri, None);
-        let round = self.input_round(
-            meta,
-            &binding,
-            params.request_state.as_deref(),
-            params.input_responses.clone(),
-        )?;
-        let call = self.request_context(cx, meta, round);
+        let state = params.request_state.as_deref();
+        let call = self.input_context(cx, meta, &binding, state, params.input_responses.clone())?;
         let resources = self.resources()?;
         let mut inner = cx.clone();
         inner.extensions_mut().insert(call.clone());
@@ -394,15 +448,12 @@ impl McpServer for Server {
         _cx: &Context,
         params: Option<PaginatedParams>,
     ) -> RpcResult<ListPromptsResult> {
-        let params = params.unwrap_or_default();
-        let (prompts, next_cursor) =
-            self.page(self.inner.prompts.prompts(), params.cursor.as_deref())?;
-        let (fields, meta) = self.stamp(era(params.meta.as_ref()), Some(CacheScope::Public), None);
+        let page = self.listing(self.inner.prompts.prompts(), params)?;
         Ok(ListPromptsResult {
-            prompts,
-            next_cursor,
-            fields,
-            meta,
+            prompts: page.items,
+            next_cursor: page.next_cursor,
+            fields: page.fields,
+            meta: page.meta,
         })
     }
 
@@ -414,27 +465,14 @@ impl McpServer for Server {
         let meta = params.meta.as_ref();
         let arguments = params.arguments.as_ref().map(|a| json!(a).to_string());
         let binding = Binding::new("prompts/get", &params.name, arguments.as_deref());
-        let round = self.input_round(
-            meta,
-            &binding,
-            params.request_state.as_deref(),
-            params.input_responses.clone(),
-        )?;
-        let call = self.request_context(cx, meta, round);
+        let state = params.request_state.as_deref();
+        let call = self.input_context(cx, meta, &binding, state, params.input_responses.clone())?;
         let getting = self
             .inner
             .prompts
             .get(cx, &call, &params.name, params.arguments.as_ref());
-        match input::until_input(getting, call.input()).await {
-            Ok(result) => {
-                let mut result = result?;
-                (result.fields, result.meta) = self.stamp(era(meta), None, result.meta.take());
-                Ok(Outcome::Complete(result))
-            }
-            Err(asked) => Ok(Outcome::InputRequired(
-                self.input_required(asked, &binding, &call),
-            )),
-        }
+        let run = input::until_input(getting, call.input()).await;
+        self.outcome(meta, run, &binding, &call)
     }
 
     async fn complete(&self, cx: &Context, params: CompleteParams) -> RpcResult<CompleteResult> {

@@ -7,6 +7,7 @@
 //! | `handler.rs` | the [`McpServer`](crate::McpServer) methods, per generation |
 //! | `lifecycle.rs` | the generations' rules that come before any handler |
 //! | `tools.rs`, `prompts.rs` | tools and prompts from `#[rpc]` traits |
+//! | `services.rs` | the `#[rpc]` services behind them |
 //! | `schema.rs` | the JSON Schemas hosts accept |
 //! | `resources.rs` | [`Resources`] and [`Completer`] |
 //! | `request.rs` | [`RequestContext`]: progress, logging and host calls for handlers |
@@ -26,6 +27,7 @@ mod prompts;
 mod request;
 mod resources;
 mod schema;
+mod services;
 mod session;
 mod stdio;
 mod tcp;

@@ -11,6 +11,7 @@ use typed_rpc::{Context, ErrorObject, Router, RpcService, code};
 
 use super::request::RequestContext;
 use super::schema::{self, Output};
+use super::services::Services;
 use super::tools::{ServerBuildError, call_method, description};
 use crate::error;
 use crate::types::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
@@ -30,29 +31,17 @@ pub(crate) struct PromptSet {
 /// Prompt services, gathered by the server's builder.
 #[derive(Default)]
 pub(crate) struct PromptsBuilder {
-    services: Vec<Box<dyn FnOnce(typed_rpc::RouterBuilder) -> typed_rpc::RouterBuilder + Send>>,
-    infos: Vec<&'static typed_rpc::ServiceInfo>,
+    services: Services,
 }
 
 impl PromptsBuilder {
     pub(crate) fn add(&mut self, service: impl RpcService) {
-        self.infos.push(service.info());
-        self.services
-            .push(Box::new(move |router| router.service(service)));
+        self.services.add(service);
     }
 
     pub(crate) fn build(self) -> Result<PromptSet, ServerBuildError> {
-        let router = self
-            .services
-            .into_iter()
-            .fold(Router::builder(), |router, add| add(router))
-            .build()
-            .map_err(ServerBuildError::Duplicate)?;
         let mut entries = Vec::new();
-        for method in self.infos.iter().flat_map(|info| info.methods()) {
-            if method.is_notification() || method.stream_info().is_some() {
-                continue;
-            }
+        for method in self.services.methods() {
             let schema = schema::input_schema(method).map_err(ServerBuildError::Schema)?;
             let prompt = Prompt {
                 name: method.name().to_owned(),
@@ -73,7 +62,7 @@ impl PromptsBuilder {
             .map(|(index, entry)| (entry.prompt.name.clone(), index))
             .collect();
         Ok(PromptSet {
-            router,
+            router: self.services.router()?,
             entries,
             by_name,
         })

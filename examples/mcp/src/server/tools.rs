@@ -10,6 +10,7 @@ use typed_rpc::{BuildError, Context, ErrorObject, Response, Router, RpcService, 
 
 use super::request::RequestContext;
 use super::schema::{self, Output, SchemaError};
+use super::services::Services;
 use crate::error;
 use crate::types::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 
@@ -55,17 +56,14 @@ impl std::error::Error for ServerBuildError {}
 /// Tool services and annotations, gathered by the server's builder.
 #[derive(Default)]
 pub(crate) struct ToolsBuilder {
-    services: Vec<Box<dyn FnOnce(typed_rpc::RouterBuilder) -> typed_rpc::RouterBuilder + Send>>,
-    infos: Vec<&'static typed_rpc::ServiceInfo>,
+    services: Services,
     annotations: Vec<(String, ToolAnnotations)>,
     input_schemas: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl ToolsBuilder {
     pub(crate) fn add(&mut self, service: impl RpcService) {
-        self.infos.push(service.info());
-        self.services
-            .push(Box::new(move |router| router.service(service)));
+        self.services.add(service);
     }
 
     pub(crate) fn annotate(&mut self, name: String, annotations: ToolAnnotations) {
@@ -81,17 +79,8 @@ impl ToolsBuilder {
     }
 
     pub(crate) fn build(self) -> Result<ToolSet, ServerBuildError> {
-        let router = self
-            .services
-            .into_iter()
-            .fold(Router::builder(), |router, add| add(router))
-            .build()
-            .map_err(ServerBuildError::Duplicate)?;
         let mut entries = Vec::new();
-        for method in self.infos.iter().flat_map(|info| info.methods()) {
-            if method.is_notification() || method.stream_info().is_some() {
-                continue;
-            }
+        for method in self.services.methods() {
             let input_schema = schema::input_schema(method).map_err(ServerBuildError::Schema)?;
             let output = schema::output(method);
             let output_schema = match &output {
@@ -134,7 +123,7 @@ impl ToolsBuilder {
             entries[index].tool.input_schema = schema;
         }
         Ok(ToolSet {
-            router,
+            router: self.services.router()?,
             entries,
             by_name,
         })
