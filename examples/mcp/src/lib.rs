@@ -18,6 +18,7 @@ pub mod error;
 pub mod files;
 pub mod fixtures;
 pub mod http;
+mod mirrored;
 pub mod server;
 pub mod types;
 mod version;

@@ -125,7 +125,11 @@ fn every_scenario_both_revisions_require_passes() {
         stateless.len()
     );
     // Pending in the suite (its own reference server fails them); passed here.
-    for scenario in ["json-schema-2020-12", "http-header-validation"] {
+    for scenario in [
+        "json-schema-2020-12",
+        "http-header-validation",
+        "http-custom-header-server-validation",
+    ] {
         assert_eq!(
             not_scored.get(scenario),
             Some(&true),

@@ -4,6 +4,7 @@
 //! version sent on every request, the 2026-07-28 generation's mirrored
 //! headers added, and `DELETE` to end a session.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,6 +21,8 @@ use serde_json::value::RawValue;
 use typed_rpc::client::{HttpError, OutgoingRequest, TransportError, TransportErrorKind};
 use typed_rpc::{ClientError, Context, Router, TransportKind};
 
+use crate::mirrored::{self, Mirrored};
+
 /// The largest event or response read.
 const MAX_MESSAGE: usize = 16 << 20;
 
@@ -35,6 +38,8 @@ pub(crate) struct HttpLink {
     handlers: Router,
     next_id: AtomicU64,
     timeout: Option<Duration>,
+    /// The tools' arguments mirrored into headers, as last listed.
+    mirrored: Mutex<HashMap<String, Arc<[Mirrored]>>>,
 }
 
 fn transport_error(
@@ -64,6 +69,7 @@ impl HttpLink {
             handlers,
             next_id: AtomicU64::new(1),
             timeout,
+            mirrored: Mutex::new(HashMap::new()),
         })
     }
 
@@ -72,6 +78,15 @@ impl HttpLink {
     pub(crate) fn set_version(&self, version: &str, stateless: bool) {
         *lock(&self.version) = HeaderValue::from_str(version).ok();
         *lock(&self.stateless) = stateless;
+    }
+
+    /// Learns which arguments of the tool `name` travel in headers too.
+    pub(crate) fn learn(&self, name: &str, mirrored: Vec<Mirrored>) {
+        let mut known = lock(&self.mirrored);
+        match mirrored.is_empty() {
+            true => known.remove(name),
+            false => known.insert(name.to_owned(), mirrored.into()),
+        };
     }
 
     /// Posts `body`, the message `request` is, with the headers it needs.
@@ -93,8 +108,8 @@ impl HttpLink {
         }
         if *lock(&self.stateless) {
             builder = builder.header("mcp-method", request.method());
-            if let Some(name) = named(request) {
-                builder = builder.header("mcp-name", name);
+            for (name, value) in self.mirrored_headers(request) {
+                builder = builder.header(name, value);
             }
         }
         let post = builder
@@ -355,29 +370,41 @@ impl Probe<'_> {
     }
 }
 
-/// What a `tools/call`, `prompts/get` or `resources/read` names, for `Mcp-Name`.
-fn named(request: &OutgoingRequest<'_>) -> Option<HeaderValue> {
-    #[derive(Deserialize)]
-    struct Named {
-        name: Option<String>,
-        uri: Option<String>,
-    }
-    let field = match request.method() {
-        "tools/call" | "prompts/get" | "resources/read" => request.params()?,
-        _ => return None,
-    };
-    let named: Named = serde_json::from_str(field.as_json()).ok()?;
-    let value = named.name.or(named.uri)?;
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && value.trim() == value
-        && !value.starts_with("=?base64?");
-    match plain {
-        true => HeaderValue::from_str(&value).ok(),
-        false => {
-            use base64::Engine;
-            let encoded = base64::engine::general_purpose::STANDARD.encode(value.as_bytes());
-            HeaderValue::from_str(&format!("=?base64?{encoded}?=")).ok()
+impl HttpLink {
+    /// The headers mirroring what `request` names (`Mcp-Name`: the
+    /// tool, prompt or resource) and the arguments of a tool its schema
+    /// marks (`Mcp-Param-*`).
+    fn mirrored_headers(&self, request: &OutgoingRequest<'_>) -> Vec<(String, String)> {
+        #[derive(Deserialize)]
+        struct Named<'a> {
+            name: Option<String>,
+            uri: Option<String>,
+            #[serde(borrow, default)]
+            arguments: Option<&'a RawValue>,
         }
+        let params = match request.method() {
+            "tools/call" | "prompts/get" | "resources/read" => request.params(),
+            _ => None,
+        };
+        let Some(named) = params.and_then(|p| serde_json::from_str::<Named<'_>>(p.as_json()).ok())
+        else {
+            return Vec::new();
+        };
+        let marked = match (request.method(), &named.name) {
+            ("tools/call", Some(tool)) => lock(&self.mirrored).get(tool).cloned(),
+            _ => None,
+        };
+        let mut headers = match (marked, named.arguments) {
+            (Some(marked), Some(arguments)) => {
+                let arguments = serde_json::from_str(arguments.get()).ok();
+                mirrored::headers(&marked, arguments.as_ref())
+            }
+            _ => Vec::new(),
+        };
+        if let Some(value) = named.name.or(named.uri) {
+            headers.push(("mcp-name".to_owned(), mirrored::encode(&value)));
+        }
+        headers
     }
 }
 

@@ -103,6 +103,14 @@ impl Link {
         }
     }
 
+    /// Learns which arguments of the tool `name` travel in headers too
+    /// (over HTTP).
+    pub(crate) fn learn(&self, name: &str, mirrored: Vec<crate::mirrored::Mirrored>) {
+        if let Way::Http(link) = &self.way {
+            link.learn(name, mirrored);
+        }
+    }
+
     /// `request`'s params with the protocol fields in `_meta`, when the
     /// generation wants them.
     fn with_meta(&self, request: &OutgoingRequest<'_>) -> Result<Option<Params>, ClientError> {

@@ -31,6 +31,7 @@ pub use notifications::{ServerNotification, ServerNotifications, ServerNotificat
 
 use crate::ProtocolVersion;
 use crate::api::{McpHost, McpServerClient, Outcome};
+use crate::mirrored;
 use crate::types::*;
 use notifications::Relay;
 
@@ -149,13 +150,22 @@ impl Client {
         self.relay.subscribe()
     }
 
-    /// Every tool, all pages.
+    /// Every tool, all pages; a tool whose `x-mcp-header` annotations
+    /// are invalid is left out (its calls could not carry them).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        all_pages(|params| async {
+        let mut tools = all_pages(|params| async {
             let page = self.server.list_tools(Some(params)).await?;
             Ok((page.tools, page.next_cursor))
         })
-        .await
+        .await?;
+        tools.retain(|tool| match mirrored::of_schema(&tool.input_schema) {
+            Ok(marked) => {
+                self.server.transport().learn(&tool.name, marked);
+                true
+            }
+            Err(_) => false,
+        });
+        Ok(tools)
     }
 
     /// Calls the tool `name` with `arguments` (an object); input the
@@ -175,8 +185,22 @@ impl Client {
         &self,
         mut params: CallToolParams,
     ) -> Result<CallToolResult, ClientError> {
+        let mut relisted = false;
         for _ in 0..MAX_INPUT_ROUNDS {
-            match self.server.call_tool(params.clone()).await? {
+            let outcome = match self.server.call_tool(params.clone()).await {
+                // The headers the tool wants were not known: learn them once.
+                Err(err)
+                    if !relisted
+                        && err.rpc_error().map(ErrorObject::code)
+                            == Some(crate::error::code::HEADER_MISMATCH) =>
+                {
+                    relisted = true;
+                    self.list_tools().await?;
+                    continue;
+                }
+                outcome => outcome?,
+            };
+            match outcome {
                 Outcome::Complete(result) => return Ok(result),
                 Outcome::InputRequired(asked) => {
                     params.input_responses = Some(

@@ -73,7 +73,7 @@ struct MirroredMeta<'a> {
 
 /// A header's value as text, the Base64 sentinel form
 /// (`=?base64?...?=`) decoded; `Err` when it is not valid.
-fn header_text<'a>(
+pub(crate) fn header_text<'a>(
     headers: &'a HeaderMap,
     name: &str,
 ) -> Result<Option<Cow<'a, str>>, ErrorObject> {

@@ -13,7 +13,7 @@
 
 mod events;
 mod guard;
-mod headers;
+pub(crate) mod headers;
 mod port;
 mod post;
 mod sessions;
@@ -62,6 +62,8 @@ pub struct StreamableHttp {
 
 pub(crate) struct HttpInner {
     router: Router,
+    /// The server, for the tools' mirrored arguments.
+    server: Server,
     sessions: Sessions,
     guard: Guard,
     max_body: usize,
@@ -215,6 +217,7 @@ impl Builder {
         StreamableHttp {
             inner: Arc::new(HttpInner {
                 router: self.server.router(),
+                server: self.server,
                 sessions: Sessions::new(self.max_sessions, self.session_idle),
                 guard: self.guard,
                 max_body: self.max_body,

@@ -161,7 +161,9 @@ async fn stateless(
     message: &Message<'_>,
     peer: Option<SocketAddr>,
 ) -> Response<McpBody> {
-    if let Err(err) = headers::check_mirrored(&headers, message) {
+    let checked = headers::check_mirrored(&headers, message)
+        .and_then(|()| check_arguments(http, &headers, message));
+    if let Err(err) = checked {
         return json(StatusCode::BAD_REQUEST, error_text(message.id, &err));
     }
     if !message.is_request() {
@@ -170,6 +172,39 @@ async fn stateless(
         return accepted();
     }
     request(http, headers, body, message, peer, None).await
+}
+
+/// Checks a `tools/call`'s `Mcp-Param-*` headers against the arguments
+/// its tool mirrors.
+fn check_arguments(
+    http: &HttpInner,
+    headers: &HeaderMap,
+    message: &Message<'_>,
+) -> Result<(), ErrorObject> {
+    #[derive(Deserialize)]
+    struct Call<'a> {
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
+        #[serde(borrow, default)]
+        arguments: Option<&'a RawValue>,
+    }
+    if message.method() != "tools/call" {
+        return Ok(());
+    }
+    let Some(call) = message
+        .params
+        .and_then(|params| serde_json::from_str::<Call<'_>>(params.get()).ok())
+    else {
+        return Ok(());
+    };
+    let mirrored = http.server.mirrored(&call.name);
+    if mirrored.is_empty() {
+        return Ok(());
+    }
+    let arguments = call
+        .arguments
+        .and_then(|arguments| serde_json::from_str(arguments.get()).ok());
+    crate::mirrored::check(headers, mirrored, arguments.as_ref())
 }
 
 /// Runs the request `body` and answers it: within `session` (its stream

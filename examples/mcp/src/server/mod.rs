@@ -151,6 +151,11 @@ impl Server {
         self.inner.tools.tools()
     }
 
+    /// The arguments of the tool `name` mirrored into `Mcp-Param-*` headers.
+    pub(crate) fn mirrored(&self, name: &str) -> &[crate::mirrored::Mirrored] {
+        self.inner.tools.mirrored(name)
+    }
+
     /// The notifier through which the server's changes reach its clients.
     pub fn notifier(&self) -> &Notifier {
         &self.inner.notifier
@@ -207,6 +212,22 @@ impl Builder {
         schema: serde_json::Map<String, serde_json::Value>,
     ) -> Self {
         self.tools.input_schema(name.into(), schema);
+        self
+    }
+
+    /// Mirrors the argument `argument` of the tool `tool` into the HTTP
+    /// header `Mcp-Param-{header}` (2026-07-28, `x-mcp-header`), for
+    /// intermediaries that route on it: clients send the header, the
+    /// server refuses a call whose header and argument differ. The
+    /// argument must be a string, integer or boolean property.
+    pub fn mirror_header(
+        mut self,
+        tool: impl Into<String>,
+        argument: impl Into<String>,
+        header: impl Into<String>,
+    ) -> Self {
+        self.tools
+            .mirror_header(tool.into(), argument.into(), header.into());
         self
     }
 

@@ -12,12 +12,15 @@ use super::request::RequestContext;
 use super::schema::{self, Output, SchemaError};
 use super::services::Services;
 use crate::error;
+use crate::mirrored::{self, Mirrored};
 use crate::types::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 
 /// One tool: its description, and what its result is.
 struct Entry {
     tool: Tool,
     output: Output,
+    /// The arguments mirrored into `Mcp-Param-*` headers.
+    mirrored: Vec<Mirrored>,
 }
 
 /// The tools of a server, and the router that runs them.
@@ -37,6 +40,9 @@ pub enum ServerBuildError {
     Schema(SchemaError),
     /// Annotations or a schema name no tool.
     UnknownTool(String),
+    /// A tool's `x-mcp-header` annotations are invalid (or name no
+    /// argument): the tool, and why.
+    MirroredHeader(String, String),
 }
 
 impl std::fmt::Display for ServerBuildError {
@@ -47,6 +53,7 @@ impl std::fmt::Display for ServerBuildError {
             ServerBuildError::UnknownTool(name) => {
                 write!(f, "annotations for `{name}`, which is no tool")
             }
+            ServerBuildError::MirroredHeader(tool, why) => write!(f, "tool `{tool}`: {why}"),
         }
     }
 }
@@ -59,6 +66,8 @@ pub(crate) struct ToolsBuilder {
     services: Services,
     annotations: Vec<(String, ToolAnnotations)>,
     input_schemas: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
+    /// Tool, argument, header.
+    mirror_headers: Vec<(String, String, String)>,
 }
 
 impl ToolsBuilder {
@@ -76,6 +85,10 @@ impl ToolsBuilder {
         schema: serde_json::Map<String, serde_json::Value>,
     ) {
         self.input_schemas.push((name, schema));
+    }
+
+    pub(crate) fn mirror_header(&mut self, tool: String, argument: String, header: String) {
+        self.mirror_headers.push((tool, argument, header));
     }
 
     pub(crate) fn build(self) -> Result<ToolSet, ServerBuildError> {
@@ -101,7 +114,11 @@ impl ToolsBuilder {
                 icons: None,
                 meta: None,
             };
-            entries.push(Entry { tool, output });
+            entries.push(Entry {
+                tool,
+                output,
+                mirrored: Vec::new(),
+            });
         }
         let by_name: HashMap<String, usize> = entries
             .iter()
@@ -121,6 +138,25 @@ impl ToolsBuilder {
                 .get(&name)
                 .ok_or(ServerBuildError::UnknownTool(name))?;
             entries[index].tool.input_schema = schema;
+        }
+        for (name, argument, header) in self.mirror_headers {
+            let index = *by_name
+                .get(&name)
+                .ok_or_else(|| ServerBuildError::UnknownTool(name.clone()))?;
+            let property = entries[index]
+                .tool
+                .input_schema
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(&argument))
+                .and_then(serde_json::Value::as_object_mut)
+                .ok_or_else(|| {
+                    ServerBuildError::MirroredHeader(name, format!("no argument `{argument}`"))
+                })?;
+            property.insert(mirrored::KEYWORD.into(), header.into());
+        }
+        for entry in &mut entries {
+            entry.mirrored = mirrored::of_schema(&entry.tool.input_schema)
+                .map_err(|why| ServerBuildError::MirroredHeader(entry.tool.name.clone(), why))?;
         }
         Ok(ToolSet {
             router: self.services.router()?,
@@ -149,6 +185,13 @@ impl ToolSet {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The arguments of the tool `name` mirrored into headers.
+    pub(crate) fn mirrored(&self, name: &str) -> &[Mirrored] {
+        self.by_name
+            .get(name)
+            .map_or(&[], |&index| &self.entries[index].mirrored)
     }
 
     /// Runs the tool `name` with `arguments` for the request `call` (in

@@ -1,7 +1,8 @@
 // Compiles every tool's inputSchema and outputSchema with Ajv's JSON
 // Schema 2020-12 validator in strict mode (unknown keywords and formats
-// are errors), as the strictest hosts do: `node validate_schemas.mjs
-// TOOLS.json`, where TOOLS.json is a tools/list result. Prints
+// are errors, but for MCP's `x-mcp-header`), as the strictest hosts
+// do: `node validate_schemas.mjs TOOLS.json`, where TOOLS.json is a
+// tools/list result. Prints
 // {"checked": n, "refused": [{tool, which, error}]}.
 
 import { readFileSync } from "node:fs";
@@ -18,6 +19,8 @@ for (const tool of tools) {
     // A fresh validator per schema: `$id`s and anchors must not clash.
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats(ajv);
+    // The protocol's own annotation (2026-07-28): a host of that revision knows it.
+    ajv.addKeyword("x-mcp-header");
     try {
       ajv.compile(schema);
       checked += 1;
