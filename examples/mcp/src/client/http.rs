@@ -21,10 +21,19 @@ use serde_json::value::RawValue;
 use typed_rpc::client::{HttpError, OutgoingRequest, TransportError, TransportErrorKind};
 use typed_rpc::{ClientError, Context, Router, TransportKind};
 
+use super::events::Events;
 use crate::mirrored::{self, Mirrored};
 
 /// The largest event or response read.
 const MAX_MESSAGE: usize = 16 << 20;
+
+/// How many times in a row a stream that ended early is resumed.
+const MAX_RESUMES: usize = 5;
+
+/// The wait before resuming a stream when the server named none, and
+/// the longest wait honoured.
+const RETRY: Duration = Duration::from_secs(1);
+const MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// A Streamable HTTP connection to one endpoint.
 pub(crate) struct HttpLink {
@@ -182,12 +191,47 @@ impl HttpLink {
 
     /// An event stream: its events read until the response to `id`; the
     /// server's requests on the way are answered, its notifications taken.
+    /// A stream that ends before the response is resumed with a `GET`
+    /// after its last event id, once the server's `retry` has passed.
     async fn read_events(&self, mut body: Incoming, id: u64) -> Result<String, ClientError> {
         let mut events = Events::default();
+        let mut resumes = 0;
+        loop {
+            if let Some(response) = self.read_stream(&mut events, body, id).await? {
+                return Ok(response);
+            }
+            let closed = || ClientError::Transport(TransportError::new(TransportErrorKind::Closed));
+            let last = events.last_id().ok_or_else(closed)?.to_owned();
+            if resumes == MAX_RESUMES {
+                return Err(closed());
+            }
+            resumes += 1;
+            events.connection_ended();
+            tokio::time::sleep(events.retry().unwrap_or(RETRY).min(MAX_RETRY)).await;
+            let response = self.open_stream(Some(&last)).await?;
+            if !response.status().is_success() {
+                return Err(ClientError::Http(HttpError::new(
+                    response.status().as_u16(),
+                    None,
+                    "",
+                )));
+            }
+            body = response.into_body();
+        }
+    }
+
+    /// Reads one connection's events until the response to `id` (`Some`)
+    /// or the connection's end (`None`).
+    async fn read_stream(
+        &self,
+        events: &mut Events,
+        mut body: Incoming,
+        id: u64,
+    ) -> Result<Option<String>, ClientError> {
         loop {
             for event in events.take() {
                 if let Some(response) = self.take_event(&event, id).await {
-                    return Ok(response);
+                    return Ok(Some(response));
                 }
             }
             if events.pending() > MAX_MESSAGE {
@@ -201,14 +245,41 @@ impl HttpLink {
                         events.extend(bytes);
                     }
                 }
-                Some(Err(err)) => return Err(transport_error(TransportErrorKind::Closed, err)),
-                None => {
-                    return Err(ClientError::Transport(TransportError::new(
-                        TransportErrorKind::Closed,
-                    )));
-                }
+                Some(Err(_)) | None => return Ok(None),
             }
         }
+    }
+
+    /// A `GET` of the session's stream: the stream of the session, or the
+    /// rest of the stream whose last event was `last_event_id`.
+    async fn open_stream(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<hyper::Response<Incoming>, ClientError> {
+        let mut request = Request::builder()
+            .method(Method::GET)
+            .uri(self.url.clone())
+            .header(header::ACCEPT, "text/event-stream");
+        if let Some(session) = lock(&self.session).clone() {
+            request = request.header("mcp-session-id", session);
+        }
+        if let Some(version) = lock(&self.version).clone() {
+            request = request.header("mcp-protocol-version", version);
+        }
+        if let Some(last) = last_event_id {
+            request = request.header("last-event-id", last);
+        }
+        let request = request
+            .body(Full::new(Bytes::new()))
+            .map_err(|err| transport_error(TransportErrorKind::Io, err))?;
+        let opening = self.client.request(request);
+        let response = match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, opening).await.map_err(|_| {
+                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
+            })?,
+            None => opening.await,
+        };
+        response.map_err(|err| transport_error(TransportErrorKind::Connect, err))
     }
 
     /// Acts on one event: the response to `id` is returned; a request of
@@ -236,45 +307,48 @@ impl HttpLink {
     /// Opens the classic session's own stream (`GET`), where the server
     /// sends what no request of the client asked for (its requests among
     /// them), and reads it until the session or the link ends, answering
-    /// the server's requests as they come. A server without one (`405`)
-    /// is fine.
-    pub(crate) fn listen(self: &Arc<Self>) {
-        let Some(session) = lock(&self.session).clone() else {
-            return;
-        };
+    /// the server's requests as they come; a stream the server ends is
+    /// opened again after its last event (the server polls so). A server
+    /// without one (`405`) is fine. Resolves once the server has answered
+    /// the first `GET`, so that nothing it sends there is missed.
+    pub(crate) fn listen(self: &Arc<Self>) -> tokio::sync::oneshot::Receiver<()> {
+        let (opened, on_open) = tokio::sync::oneshot::channel();
+        if lock(&self.session).is_none() {
+            return on_open;
+        }
         let link = Arc::downgrade(self);
         tokio::spawn(async move {
-            let Some(strong) = link.upgrade() else { return };
-            let mut request = Request::builder()
-                .method(Method::GET)
-                .uri(strong.url.clone())
-                .header(header::ACCEPT, "text/event-stream")
-                .header("mcp-session-id", session);
-            if let Some(version) = lock(&strong.version).clone() {
-                request = request.header("mcp-protocol-version", version);
-            }
-            let Ok(request) = request.body(Full::new(Bytes::new())) else {
-                return;
-            };
-            let Ok(response) = strong.client.request(request).await else {
-                return;
-            };
-            if !response.status().is_success() {
-                return;
-            }
-            drop(strong);
-            let mut body = response.into_body();
+            let mut opened = Some(opened);
             let mut events = Events::default();
-            while let Some(Ok(frame)) = body.frame().await {
+            let mut last = None::<String>;
+            loop {
                 let Some(strong) = link.upgrade() else { return };
-                let Some(bytes) = frame.data_ref() else {
-                    continue;
-                };
-                for event in events.push(bytes) {
-                    strong.take_event(&event, 0).await;
+                let response = strong.open_stream(last.as_deref()).await;
+                drop(strong);
+                opened.take().map(|opened| opened.send(()));
+                let Ok(response) = response else { return };
+                if !response.status().is_success() {
+                    return;
                 }
+                let mut body = response.into_body();
+                while let Some(Ok(frame)) = body.frame().await {
+                    let Some(strong) = link.upgrade() else { return };
+                    let Some(bytes) = frame.data_ref() else {
+                        continue;
+                    };
+                    for event in events.push(bytes) {
+                        strong.take_event(&event, 0).await;
+                    }
+                }
+                // Ended by the server: again after its last event, if it
+                // named one (else it wants no more).
+                let Some(id) = events.last_id() else { return };
+                last = Some(id.to_owned());
+                events.connection_ended();
+                tokio::time::sleep(events.retry().unwrap_or(RETRY).min(MAX_RETRY)).await;
             }
         });
+        on_open
     }
 
     /// Sends a notification (answered `202`).
@@ -306,48 +380,6 @@ impl HttpLink {
         if let Ok(request) = request {
             let _ = self.client.request(request).await;
         }
-    }
-}
-
-/// Server-Sent Events, read from chunks: the data of each whole event.
-#[derive(Default)]
-struct Events {
-    buffer: Vec<u8>,
-    data: String,
-}
-
-impl Events {
-    fn extend(&mut self, bytes: &[u8]) {
-        self.buffer.extend_from_slice(bytes);
-    }
-
-    /// What has arrived and is not yet an event.
-    fn pending(&self) -> usize {
-        self.buffer.len() + self.data.len()
-    }
-
-    /// The data of every event now whole.
-    fn take(&mut self) -> Vec<String> {
-        let mut events = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                events.push(std::mem::take(&mut self.data));
-            } else if let Some(value) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
-            }
-        }
-        events
-    }
-
-    fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.extend(bytes);
-        self.take()
     }
 }
 

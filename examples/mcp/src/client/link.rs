@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use typed_rpc::ClientError;
 use typed_rpc::client::{OutgoingRequest, Params, Transport};
@@ -15,6 +16,9 @@ use typed_rpc::transport::stream::ChildProcess;
 use super::http::HttpLink;
 use crate::ProtocolVersion;
 use crate::types::{ClientCapabilities, Implementation, meta_keys};
+
+/// How long connecting waits for the classic session's stream to open.
+const STREAM_OPENING: Duration = Duration::from_secs(5);
 
 /// The way to a server.
 pub struct Link {
@@ -94,12 +98,19 @@ impl Link {
         }
     }
 
-    /// Speaks the classic `version` `initialize` settled; over HTTP, opens
-    /// the session's own stream.
+    /// Speaks the classic `version` `initialize` settled.
     pub(crate) fn speak(&self, version: ProtocolVersion) {
         if let Way::Http(link) = &self.way {
             link.set_version(version.as_str(), false);
-            link.listen();
+        }
+    }
+
+    /// Over HTTP, opens the classic session's own stream, waiting (a few
+    /// seconds at most) until the server has answered: what the server
+    /// sent there before it was open would be lost.
+    pub(crate) async fn listen(&self) {
+        if let Way::Http(link) = &self.way {
+            let _ = tokio::time::timeout(STREAM_OPENING, link.listen()).await;
         }
     }
 
@@ -141,6 +152,16 @@ impl Link {
             Some(params) => OutgoingRequest::new(request.method(), Some(params)),
             None => request,
         };
+        let response = self.send(request).await?;
+        // Refused for a version the server says it speaks (another process
+        // behind the same address, one just upgraded): once more.
+        match params.is_some() && refuses_our_version(&response) {
+            true => self.send(request).await,
+            false => Ok(response),
+        }
+    }
+
+    async fn send(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
         match &self.way {
             Way::Child { connection, .. } => connection.send_request(request).await,
             Way::Http(link) => link.request(request).await,
@@ -168,6 +189,33 @@ impl Link {
             Way::Http(link) => link.close().await,
         }
     }
+}
+
+/// Whether `response` is a `-32022` (unsupported protocol version) whose
+/// list of the server's versions holds the one this client sends.
+fn refuses_our_version(response: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Response {
+        error: Option<Refusal>,
+    }
+    #[derive(Deserialize)]
+    struct Refusal {
+        code: i64,
+        data: Option<Supported>,
+    }
+    #[derive(Deserialize)]
+    struct Supported {
+        supported: Vec<String>,
+    }
+    let Ok(Response { error: Some(error) }) = serde_json::from_str(response) else {
+        return false;
+    };
+    error.code == crate::error::code::UNSUPPORTED_PROTOCOL_VERSION
+        && error.data.is_some_and(|data| {
+            data.supported
+                .iter()
+                .any(|version| version == ProtocolVersion::LATEST.as_str())
+        })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -12,6 +12,7 @@
 //! | `http.rs` | Streamable HTTP from the client's side |
 //! | `notifications.rs` | the server's notifications, for listeners |
 
+mod events;
 mod http;
 mod link;
 mod notifications;
@@ -483,6 +484,7 @@ impl Builder {
             .ok_or_else(no_common_version)?;
         client.server.transport().speak(version);
         client.server.initialized(None).await?;
+        client.server.transport().listen().await;
         client.version = version;
         client.server_info = Some(initialized.server_info);
         client.capabilities = initialized.capabilities;
