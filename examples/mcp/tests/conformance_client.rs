@@ -66,7 +66,11 @@ fn run_the_suite() {
             failed.push(format!("== {scenario}\n{stdout}\n{stderr}"));
         }
     }
-    assert!(failed.is_empty(), "scenarios failed:\n{}", failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "scenarios failed:\n{}",
+        failed.join("\n")
+    );
     println!("{} client scenarios passed", SCENARIOS.len());
 }
 
@@ -156,7 +160,9 @@ async fn play(scenario: &str, url: &str) -> Result<(), ClientError> {
         // tools take.
         _ => {
             for tool in &tools {
-                client.call_tool(&tool.name, json!({"a": 2, "b": 3})).await?;
+                client
+                    .call_tool(&tool.name, json!({"a": 2, "b": 3}))
+                    .await?;
             }
         }
     }

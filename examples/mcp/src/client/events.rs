@@ -89,7 +89,10 @@ mod tests {
     fn events_their_ids_and_the_retry_delay_are_read_across_chunks() {
         let mut events = Events::default();
         assert!(events.push(b"id: e-1\nretry: 500\nda").is_empty());
-        assert_eq!(events.push(b"ta: \n\ndata: {\"a\":\ndata: 1}\n\n"), ["", "{\"a\":\n1}"]);
+        assert_eq!(
+            events.push(b"ta: \n\ndata: {\"a\":\ndata: 1}\n\n"),
+            ["", "{\"a\":\n1}"]
+        );
         assert_eq!(events.last_id(), Some("e-1"));
         assert_eq!(events.retry(), Some(Duration::from_millis(500)));
         events.push(b"id: e-2\r\ndata: half");

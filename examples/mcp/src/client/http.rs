@@ -125,13 +125,9 @@ impl HttpLink {
             .body(Full::new(Bytes::from(body)))
             .map_err(|err| transport_error(TransportErrorKind::Io, err))?;
         let sending = self.client.request(post);
-        let response = match self.timeout {
-            Some(limit) => tokio::time::timeout(limit, sending).await.map_err(|_| {
-                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
-            })?,
-            None => sending.await,
-        };
-        response.map_err(|err| transport_error(TransportErrorKind::Connect, err))
+        self.within_timeout(sending)
+            .await?
+            .map_err(|err| transport_error(TransportErrorKind::Connect, err))
     }
 
     /// Sends a request and reads its response's text.
@@ -156,11 +152,16 @@ impl HttpLink {
                 false => self.read_json(status, response.into_body()).await,
             }
         };
+        self.within_timeout(reading).await?
+    }
+
+    /// Awaits `work`, for the link's timeout at most.
+    async fn within_timeout<T>(&self, work: impl Future<Output = T>) -> Result<T, ClientError> {
         match self.timeout {
-            Some(limit) => tokio::time::timeout(limit, reading).await.map_err(|_| {
+            Some(limit) => tokio::time::timeout(limit, work).await.map_err(|_| {
                 ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
-            })?,
-            None => reading.await,
+            }),
+            None => Ok(work.await),
         }
     }
 
@@ -273,13 +274,9 @@ impl HttpLink {
             .body(Full::new(Bytes::new()))
             .map_err(|err| transport_error(TransportErrorKind::Io, err))?;
         let opening = self.client.request(request);
-        let response = match self.timeout {
-            Some(limit) => tokio::time::timeout(limit, opening).await.map_err(|_| {
-                ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
-            })?,
-            None => opening.await,
-        };
-        response.map_err(|err| transport_error(TransportErrorKind::Connect, err))
+        self.within_timeout(opening)
+            .await?
+            .map_err(|err| transport_error(TransportErrorKind::Connect, err))
     }
 
     /// Acts on one event: the response to `id` is returned; a request of
