@@ -27,7 +27,8 @@ use crate::mirrored::{self, Mirrored};
 /// The largest event or response read.
 const MAX_MESSAGE: usize = 16 << 20;
 
-/// How many times in a row a stream that ended early is resumed.
+/// How many times in a row a stream that ended early is resumed without
+/// a new event.
 const MAX_RESUMES: usize = 5;
 
 /// The wait before resuming a stream when the server named none, and
@@ -196,17 +197,25 @@ impl HttpLink {
     /// after its last event id, once the server's `retry` has passed.
     async fn read_events(&self, mut body: Incoming, id: u64) -> Result<String, ClientError> {
         let mut events = Events::default();
-        let mut resumes = 0;
+        // Resumes that brought no new event, in a row: a server polling a
+        // long call ends streams often, one that cannot resume it keeps
+        // sending none.
+        let mut fruitless = 0;
+        let mut resumed_after = None::<String>;
         loop {
             if let Some(response) = self.read_stream(&mut events, body, id).await? {
                 return Ok(response);
             }
             let closed = || ClientError::Transport(TransportError::new(TransportErrorKind::Closed));
             let last = events.last_id().ok_or_else(closed)?.to_owned();
-            if resumes == MAX_RESUMES {
+            fruitless = match resumed_after.as_deref() == Some(last.as_str()) {
+                true => fruitless + 1,
+                false => 0,
+            };
+            if fruitless == MAX_RESUMES {
                 return Err(closed());
             }
-            resumes += 1;
+            resumed_after = Some(last.clone());
             events.connection_ended();
             tokio::time::sleep(events.retry().unwrap_or(RETRY).min(MAX_RETRY)).await;
             let response = self.open_stream(Some(&last)).await?;
