@@ -14,6 +14,8 @@
 #   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
 #                            (SendMessage + GetTask, a 100-event stream, --runs times;
 #                            a 1 MB streamed upper, --big times; a2a_bench)
+#   bench/run.sh mcp         MCP: tools/call on typed-rpc-mcp, rmcp and the Python SDK,
+#                            stdio and Streamable HTTP (mcp_bench; --duration, --no-python)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
 # stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
@@ -51,6 +53,16 @@ a2a() {
   taskset -c 1 target/release/a2a_bench "$@"
 }
 
+mcp() {
+  cargo build --release --quiet --bin mcp_bench --bin mcp_server_ours --bin mcp_server_rmcp
+  # The SDK's pinned packages, as examples/mcp/tests installs them.
+  if [ ! -d ../target/mcp-python/mcp ]; then
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --target ../target/mcp-python \
+      -r ../examples/mcp/tests/python/requirements.txt
+  fi
+  taskset -c 1 "${CARGO_TARGET_DIR:-target}/release/mcp_bench" --bin "${CARGO_TARGET_DIR:-target}/release" "$@"
+}
+
 inprocess() {
   cargo build --release --quiet --bin inproc_report
   local results=target/inprocess-results.tsv
@@ -81,6 +93,7 @@ case "$mode" in
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
   eth) eth "$@" ;;
+  mcp) mcp "$@" ;;
   all)
     date -u
     inprocess

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod floor;
 pub mod harness;
 pub mod inproc;
+pub mod mcp_load;
 pub mod payloads;
 pub mod procstat;
 pub mod streams;

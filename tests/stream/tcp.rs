@@ -517,3 +517,52 @@ async fn a_silent_connection_is_closed_and_an_idle_one_later() {
     assert_eq!(talker.line().await, None, "closed once idle");
     assert!(handle.shutdown().await);
 }
+
+/// A handler waiting on its own client gives its place among the requests
+/// in flight back: with every place taken by such handlers, the reader
+/// still reads on, so the client's answers (queued behind more requests)
+/// reach them. Otherwise the connection would deadlock: its handlers wait
+/// for answers it no longer reads.
+#[tokio::test]
+async fn handlers_waiting_on_their_client_never_stop_the_connection_reading_its_answers() {
+    waiting_on_the_client_with_every_place_taken().await;
+}
+
+/// The same on a multi-threaded runtime, where requests always run as
+/// tasks of their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handlers_waiting_on_their_client_never_stop_reading_on_many_threads() {
+    waiting_on_the_client_with_every_place_taken().await;
+}
+
+async fn waiting_on_the_client_with_every_place_taken() {
+    let (handle, addr) = tcp(Framing::Lines, Limits::default().max_in_flight(2)).await;
+    let handlers = EditorHandlers {
+        state: Arc::new(EditorState::default()),
+        log_delay: Duration::ZERO,
+    };
+    let connector =
+        StreamConnector::new(Framing::Lines).handlers(Router::new(handlers.into_service()));
+    let client = LanguageClient::new(connector.connect_tcp(addr).await.unwrap());
+    let hovers: Vec<_> = (0..12)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move { client.hover(format!("word{i}")).await })
+        })
+        .collect();
+    let all = async {
+        for (i, hover) in hovers.into_iter().enumerate() {
+            assert_eq!(
+                hover.await.unwrap().unwrap(),
+                format!("word{i} (style=compact)")
+            );
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), all)
+        .await
+        .expect("every hover answered: no deadlock");
+    // The limit still holds for handlers that do not wait on the client.
+    assert_eq!(client.add(1, 2).await.unwrap(), 3);
+    drop(client);
+    assert!(handle.shutdown().await);
+}

@@ -26,11 +26,13 @@
 //! | `subscriptions.rs` | the peer's subscriptions: ids, limits, subscribe and unsubscribe |
 //! | `producers.rs` | the subscriptions' streams, pulled by the writer |
 //! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
+//! | `lend.rs` | a request's place in flight, lent while its handler waits on the peer |
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
 mod cancel;
 mod direct;
+mod lend;
 mod message;
 mod open;
 mod order;
@@ -225,7 +227,8 @@ impl Transport for Connection {
         };
         self.enqueue(request.to_text(Some(ids.start))).await?;
         forget.cancel = self.cancel.as_deref();
-        let reply = self.within_timeout(replies.remove(0)).await?;
+        let waiting = self.within_timeout(replies.remove(0));
+        let reply = lend::lent_while(&self.shared.outbox, waiting).await?;
         let reply = reply.map_err(|_| closed())?;
         into_text(reply).ok_or_else(closed)
     }
@@ -252,7 +255,9 @@ impl Transport for Connection {
             }
             texts
         };
-        Ok(BatchResponse::from_replies(self.within_timeout(all).await?))
+        let waiting = self.within_timeout(all);
+        let replies = lend::lent_while(&self.shared.outbox, waiting).await?;
+        Ok(BatchResponse::from_replies(replies))
     }
 
     async fn send_stream(

@@ -346,11 +346,13 @@ where
             held,
             span,
         } = self;
-        let outbox = outbox.clone();
         let cancellable = cancels
             .as_mut()
             .zip(held)
             .and_then(|(cancels, request)| cancels.register(&request));
+        // The request may lend its place while it waits on the peer.
+        let call = super::lend::lending(&permit, outbox, call);
+        let outbox = outbox.clone();
         let task = async move {
             let served = match cancellable {
                 Some(cancellable) => cancellable.run(call).await,

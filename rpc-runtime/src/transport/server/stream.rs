@@ -41,10 +41,17 @@ impl Server {
 
     /// Serves the process's stdin and stdout until stdin ends.
     ///
-    /// stdout then carries only protocol messages: log to stderr.
+    /// stdout then carries only protocol messages: log to stderr. When
+    /// stdin and stdout are pipes (a host running the server as its child)
+    /// they are read and written on the runtime's reactor, without tokio's
+    /// thread hop per read and write (see [`stdio`](crate::transport::stream::stdio)).
     pub fn serve_stdio(&self, framing: Framing) -> ServerHandle {
         let context = Context::new(TransportKind::Stdio);
-        self.serve_one(tokio::io::stdin(), tokio::io::stdout(), framing, context)
+        #[cfg(unix)]
+        let (stdin, stdout) = crate::transport::stream::stdio();
+        #[cfg(not(unix))]
+        let (stdin, stdout) = (tokio::io::stdin(), tokio::io::stdout());
+        self.serve_one(stdin, stdout, framing, context)
     }
 
     fn serve_one<R, W>(

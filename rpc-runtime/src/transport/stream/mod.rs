@@ -29,6 +29,8 @@
 //! ```
 
 mod framing;
+#[cfg(unix)]
+mod stdio;
 
 use std::io;
 use std::net::SocketAddr;
@@ -40,6 +42,8 @@ use tokio::net::ToSocketAddrs;
 use tokio::process::{Child, Command};
 
 pub use framing::{FramedReader, FramedWriter, Framing};
+#[cfg(unix)]
+pub use stdio::{Stdin, Stdout, stdio};
 
 use super::connection::{self, Connection};
 use super::{Inbound, MessageReader};

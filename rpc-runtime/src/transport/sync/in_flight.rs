@@ -6,9 +6,15 @@
 //! permit needs no compare-and-swap loop, and giving one back is an atomic
 //! add and a load: no lock and no queue of waiters, which tokio's
 //! `Semaphore` takes on every release, once per request.
+//!
+//! A request whose handler waits on the peer (a server's call back into
+//! its client) lends its permit back for the wait ([`Lender`]): the peer's
+//! answer may be queued behind more requests, which the reader must then
+//! read on to reach it. It takes the place back when the answer comes,
+//! even past the limit: by as many as are waiting on the peer at once.
 
 use std::future::poll_fn;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
@@ -22,7 +28,11 @@ pub(crate) struct InFlight {
 }
 
 struct Permits {
-    free: AtomicUsize,
+    /// Below zero while requests that lent theirs have taken them back
+    /// and more had been taken meanwhile.
+    free: AtomicIsize,
+    /// The permits lent by requests waiting on the peer (counted free).
+    lent: AtomicUsize,
     /// Set while the taker waits for a permit to come back.
     waiting: AtomicBool,
     taker: Mutex<Option<Waker>>,
@@ -48,9 +58,10 @@ impl Probe {
         self
     }
 
-    /// Whether no request holds a permit and nothing streams.
+    /// Whether no request holds a permit (or lent one) and nothing streams.
     pub(crate) fn is_idle(&self) -> bool {
-        self.permits.free.load(Ordering::Acquire) == self.limit
+        self.permits.free.load(Ordering::Acquire) == self.limit as isize
+            && self.permits.lent.load(Ordering::Acquire) == 0
             && self
                 .streams
                 .as_ref()
@@ -62,7 +73,8 @@ impl InFlight {
     pub(crate) fn new(limit: usize) -> Self {
         InFlight {
             permits: Arc::new(Permits {
-                free: AtomicUsize::new(limit),
+                free: AtomicIsize::new(limit as isize),
+                lent: AtomicUsize::new(0),
                 waiting: AtomicBool::new(false),
                 taker: Mutex::new(None),
             }),
@@ -84,14 +96,15 @@ impl InFlight {
         self.free() > 0
     }
 
-    /// Whether no request holds a permit.
+    /// Whether no request holds a permit, nor waits on the peer.
     pub(crate) fn is_idle(&self) -> bool {
-        self.free() == self.limit
+        self.free() == self.limit as isize && self.permits.lent.load(Ordering::Acquire) == 0
     }
 
     /// A permit if one is free now.
     pub(crate) fn try_take(&self) -> Option<Permit> {
-        // Nobody else takes: a free permit seen here is still free below.
+        // Nobody else takes but a request taking back the permit it lent,
+        // which may take the count below zero: by design (see the module).
         if !self.has_free() {
             return None;
         }
@@ -106,16 +119,17 @@ impl InFlight {
             .expect("a permit is free, and only this taker takes")
     }
 
-    /// Resolves once every permit has been given back.
+    /// Resolves once every permit has been given back or lent (a request
+    /// waiting on a peer that is no longer read cannot be answered).
     pub(crate) async fn all_back(&self) {
-        self.until(|free| free == self.limit).await;
+        self.until(|free| free == self.limit as isize).await;
     }
 
-    fn free(&self) -> usize {
+    fn free(&self) -> isize {
         self.permits.free.load(Ordering::Acquire)
     }
 
-    async fn until(&self, ready: impl Fn(usize) -> bool) {
+    async fn until(&self, ready: impl Fn(isize) -> bool) {
         poll_fn(|cx| {
             if ready(self.free()) {
                 self.permits.waiting.store(false, Ordering::SeqCst);
@@ -135,13 +149,56 @@ impl InFlight {
     }
 }
 
-impl Drop for Permit {
-    fn drop(&mut self) {
-        self.0.free.fetch_add(1, Ordering::SeqCst);
-        if self.0.waiting.load(Ordering::SeqCst)
-            && let Some(taker) = lock(&self.0.taker).take()
+impl Permits {
+    /// One more permit free: the taker, if it waits, is woken.
+    fn give(&self) {
+        self.free.fetch_add(1, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst)
+            && let Some(taker) = lock(&self.taker).take()
         {
             taker.wake();
+        }
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.0.give();
+    }
+}
+
+impl Permit {
+    /// What lends this permit while its request waits on the peer.
+    pub(crate) fn lender(&self) -> Lender {
+        Lender {
+            permits: self.0.clone(),
+            waits: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// Lends a request's permit back while its handler waits on the peer, and
+/// takes it back when the last wait ends (see the module).
+pub(crate) struct Lender {
+    permits: Arc<Permits>,
+    /// How many calls to the peer the request waits on now.
+    waits: AtomicUsize,
+}
+
+impl Lender {
+    /// A wait on the peer begins: the first lends the permit.
+    pub(crate) fn lend(&self) {
+        if self.waits.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.permits.lent.fetch_add(1, Ordering::SeqCst);
+            self.permits.give();
+        }
+    }
+
+    /// A wait ends: the last takes the permit back, past the limit if need be.
+    pub(crate) fn reclaim(&self) {
+        if self.waits.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.permits.free.fetch_sub(1, Ordering::SeqCst);
+            self.permits.lent.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
@@ -162,6 +219,29 @@ mod tests {
         drop(first);
         assert!(in_flight.has_free() && !in_flight.is_idle());
         drop(second);
+        assert!(in_flight.is_idle());
+    }
+
+    #[test]
+    fn a_lent_permit_is_free_to_take_and_comes_back_over_the_limit() {
+        let in_flight = InFlight::new(1);
+        let waiting = in_flight.try_take().expect("the permit");
+        let lender = waiting.lender();
+        lender.lend();
+        lender.lend();
+        assert!(
+            !in_flight.is_idle(),
+            "a request waiting on the peer is busy"
+        );
+        let other = in_flight.try_take().expect("the lent place, taken");
+        lender.reclaim();
+        assert!(in_flight.try_take().is_none(), "one wait remains");
+        lender.reclaim();
+        // Both run now, one past the limit; both give back one.
+        assert!(in_flight.try_take().is_none());
+        drop(other);
+        assert!(in_flight.try_take().is_none(), "still at the limit");
+        drop(waiting);
         assert!(in_flight.is_idle());
     }
 

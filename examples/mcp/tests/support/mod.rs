@@ -1,0 +1,352 @@
+//! What the tests against other implementations share: the pinned Python
+//! packages, a scratch directory to serve, and `mcp-server` over HTTP.
+
+#![allow(dead_code, reason = "each test binary uses its own part")]
+
+#[path = "../../../../tests/support/process.rs"]
+pub mod process;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long a server may take to say where it listens.
+const START_LIMIT: Duration = Duration::from_secs(60);
+/// How long installing pinned packages may take.
+const INSTALL_LIMIT: Duration = Duration::from_secs(600);
+
+/// The `mcp-server` binary.
+pub fn server_binary() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-server")
+}
+
+/// This crate's `tests/` directory.
+pub fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+/// The target directory: test binaries live in `<target>/<profile>/deps/`.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("<target>/<profile>/deps/")
+        .to_owned()
+}
+
+/// A directory of a few files for the server to serve, removed on drop.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).expect("a scratch directory");
+        std::fs::write(
+            dir.join("notes.txt"),
+            "hello notes\nsecond line mentions Paris\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("sub").join("main.rs"),
+            "fn main() {\n    println!(\"Paris\");\n}\n",
+        )
+        .unwrap();
+        Scratch(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `name==version` pins of a requirements file.
+fn pins(requirements: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(requirements).expect("the requirements file");
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let (name, version) = line
+                .split_once("==")
+                .unwrap_or_else(|| panic!("`{line}` is not pinned"));
+            (name.trim().to_owned(), version.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Whether `dir` holds every pin (pip leaves `<name>-<version>.dist-info`).
+fn installed(dir: &Path, pins: &[(String, String)]) -> bool {
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().to_lowercase())
+                .collect()
+        })
+        .unwrap_or_default();
+    pins.iter().all(|(name, version)| {
+        let wanted =
+            format!("{}-{version}.dist-info", name.replace(['-', '.'], "_")).to_lowercase();
+        names.contains(&wanted)
+    })
+}
+
+/// `<target>/mcp-python`, holding the pinned Python SDK; it goes on
+/// `PYTHONPATH`. Installed on first use with pip (Python 3 with pip must
+/// be on `PATH`, and PyPI reachable).
+pub fn python_packages() -> &'static Path {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let requirements = tests_dir().join("python").join("requirements.txt");
+        let pins = pins(&requirements);
+        let target = target_dir().join("mcp-python");
+        if installed(&target, &pins) {
+            return target;
+        }
+        // Into a directory of this process's own, moved into place whole:
+        // test binaries installing at once never see half an install.
+        let fresh = target_dir().join(format!("mcp-python.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        let mut pip = Command::new("python3");
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+        ])
+        .args(["--root-user-action=ignore", "--no-deps", "--target"])
+        .arg(&fresh)
+        .arg("-r")
+        .arg(&requirements);
+        let (ok, _, stderr) = process::bounded(pip, INSTALL_LIMIT);
+        assert!(
+            ok,
+            "pip install -r {} failed (python3 with pip, and PyPI, needed):\n{stderr}",
+            requirements.display()
+        );
+        let _ = std::fs::remove_dir_all(&target);
+        if std::fs::rename(&fresh, &target).is_err() {
+            let _ = std::fs::remove_dir_all(&fresh);
+        }
+        assert!(
+            installed(&target, &pins),
+            "{} lacks pinned packages",
+            target.display()
+        );
+        target
+    })
+}
+
+/// `<target>/mcp-js`: the pinned JavaScript peers of `tests/js` (and the
+/// Node.js 22 they run on, from the npm registry's `node` package),
+/// installed on first use with `npm ci` (npm must be on `PATH`, and the
+/// npm registry reachable).
+pub fn js_packages() -> &'static Path {
+    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let source = tests_dir().join("js");
+        let lock =
+            std::fs::read(source.join("package-lock.json")).expect("tests/js/package-lock.json");
+        let target = target_dir().join("mcp-js");
+        let fresh_enough = |dir: &Path| {
+            std::fs::read(dir.join("package-lock.json")).is_ok_and(|installed| installed == lock)
+                && dir
+                    .join("node_modules")
+                    .join(".package-lock.json")
+                    .is_file()
+                && dir.join("node_modules").join(".bin").join("node").is_file()
+        };
+        if fresh_enough(&target) {
+            return target;
+        }
+        let fresh = target_dir().join(format!("mcp-js.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        std::fs::create_dir_all(&fresh).expect("a directory for the npm packages");
+        for file in ["package.json", "package-lock.json"] {
+            std::fs::copy(source.join(file), fresh.join(file)).expect("the npm package files");
+        }
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&fresh);
+        let (ok, _, stderr) = process::bounded(npm, INSTALL_LIMIT);
+        assert!(
+            ok,
+            "npm ci in {} failed (npm, and the npm registry, needed):\n{stderr}",
+            fresh.display()
+        );
+        let _ = std::fs::remove_dir_all(&target);
+        if std::fs::rename(&fresh, &target).is_err() {
+            let _ = std::fs::remove_dir_all(&fresh);
+        }
+        assert!(
+            fresh_enough(&target),
+            "{} lacks the npm packages",
+            target.display()
+        );
+        target
+    })
+}
+
+/// Runs `node <script> <args>` with the pinned Node.js 22 (the script,
+/// from `tests/js`, runs beside the installed packages) and parses the
+/// JSON it prints.
+pub fn node(script: &str, args: &[&str], limit: Duration) -> serde_json::Value {
+    let (ok, stdout, stderr) = node_raw(script, args, limit);
+    assert!(ok, "{script} {args:?} failed:\n{stderr}\n{stdout}");
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|err| panic!("{script} printed no JSON ({err}):\n{stdout}\n{stderr}"))
+}
+
+/// Runs `node <script> <args>`, `script` a file of `tests/js` or a path
+/// inside the installed packages: its status, stdout and stderr.
+pub fn node_raw(script: &str, args: &[&str], limit: Duration) -> (bool, String, String) {
+    let dir = js_packages();
+    let ours = tests_dir().join("js").join(script);
+    let script = match ours.is_file() {
+        true => {
+            let copy = dir.join(script);
+            std::fs::copy(&ours, &copy).expect("the script copied beside its packages");
+            copy
+        }
+        false => dir.join(script),
+    };
+    let bin = dir.join("node_modules").join(".bin");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut command = Command::new(bin.join("node"));
+    command
+        .current_dir(dir)
+        .env("PATH", path)
+        .arg(script)
+        .args(args);
+    process::bounded(command, limit)
+}
+
+/// Runs `tests/python/<script> <args>` and parses the JSON it prints.
+pub fn python(script: &str, args: &[&str], limit: Duration) -> serde_json::Value {
+    let mut command = Command::new("python3");
+    command
+        .env("PYTHONPATH", python_packages())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(tests_dir().join("python").join(script))
+        .args(args);
+    let (ok, stdout, stderr) = process::bounded(command, limit);
+    assert!(ok, "{script} {args:?} failed:\n{stderr}\n{stdout}");
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|err| panic!("{script} printed no JSON ({err}):\n{stdout}\n{stderr}"))
+}
+
+/// Runs `mcp-server <args>` over stdio: sends `initialize`, then each of
+/// `requests` (JSON-RPC requests, their ids 2, 3, ...), and returns the
+/// responses to them in order.
+pub fn stdio_exchange(args: &[&str], requests: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = Command::new(server_binary())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mcp-server starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let mut send =
+        |message: serde_json::Value| writeln!(stdin, "{message}").expect("the server reads");
+    let mut reply = |id: usize| loop {
+        let line = lines.next().expect("a reply").expect("a line");
+        let message: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        if message["id"] == id {
+            return message;
+        }
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    reply(1);
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut replies = Vec::new();
+    for (offset, request) in requests.iter().enumerate() {
+        let mut request = request.clone();
+        request["jsonrpc"] = "2.0".into();
+        request["id"] = (offset + 2).into();
+        send(request);
+        replies.push(reply(offset + 2));
+    }
+    // The end of stdin: the server exits.
+    drop(stdin);
+    let _ = child.wait();
+    replies
+}
+
+/// A running `mcp-server --http 127.0.0.1:0`, killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// `http://ADDR/mcp`.
+    pub url: String,
+    /// `ADDR`.
+    pub addr: String,
+}
+
+impl HttpServer {
+    /// Starts `mcp-server --http 127.0.0.1:0 <args>` and reads where it listens.
+    pub fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(server_binary())
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp-server starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (lines_tx, lines) = mpsc::channel();
+        // Read to the end: a server writing to a closed pipe would fail.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = lines_tx.send(line);
+            }
+        });
+        let mut server = HttpServer {
+            child,
+            url: String::new(),
+            addr: String::new(),
+        };
+        loop {
+            let line = lines
+                .recv_timeout(START_LIMIT)
+                .expect("mcp-server prints where it listens");
+            if let Some(url) = line.strip_prefix("mcp-server: listening on ") {
+                server.url = url.trim().to_owned();
+                server.addr = server
+                    .url
+                    .trim_start_matches("http://")
+                    .trim_end_matches("/mcp")
+                    .to_owned();
+                return server;
+            }
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
