@@ -58,7 +58,8 @@ pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
-    ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo, StreamInfo,
+    Access, ErrorInfo, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
+    StreamInfo, Turn,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

@@ -29,7 +29,7 @@ use crate::context::{self, Context};
 use crate::middleware::{self, CallLayer, CallRequest, DynLayer, Endpoint, Next};
 use crate::service::{Call, HandlerSlot, RpcService};
 use crate::wire::{self, Entry, Id, Message, Request};
-use crate::{CancelPolicy, ErrorObject, ServiceInfo};
+use crate::{CancelPolicy, ErrorObject, ServiceInfo, Turn};
 
 /// The default limit on the number of entries in a batch.
 pub const DEFAULT_MAX_BATCH_LEN: usize = 1024;
@@ -72,6 +72,9 @@ struct Inner {
     cancel: Option<Arc<CancelPolicy>>,
     /// The call layers, outermost first.
     layers: Vec<Box<dyn DynLayer>>,
+    /// The methods (names and aliases) that declare their turn on a
+    /// two-way connection; empty when none does.
+    turns: HashMap<&'static str, &'static Turn>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -125,6 +128,12 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
+        let turns = services
+            .iter()
+            .flat_map(|service| service.info().methods())
+            .filter(|method| !method.turn_info().is_default())
+            .flat_map(|method| method.names().map(move |name| (name, method.turn_info())))
+            .collect();
         Router {
             inner: Arc::new(Inner {
                 services,
@@ -132,6 +141,7 @@ impl Router {
                 settings,
                 cancel: cancel.map(Arc::new),
                 layers,
+                turns,
                 #[cfg(feature = "schema")]
                 discover: None,
             }),
@@ -159,6 +169,17 @@ impl Router {
     #[cfg(feature = "duplex")]
     pub(crate) fn shared_cancel_policy(&self) -> Option<&Arc<CancelPolicy>> {
         self.inner.cancel.as_ref()
+    }
+
+    /// When the peer's messages for `method` run on a two-way connection,
+    /// if its method declares it (see [`Turn`]).
+    pub fn turn_of(&self, method: &str) -> Option<&'static Turn> {
+        self.inner.turns.get(method).copied()
+    }
+
+    /// Whether any method declares its turn.
+    pub fn declares_turns(&self) -> bool {
+        !self.inner.turns.is_empty()
     }
 
     /// The services this router dispatches to, in the order they were added.

@@ -166,6 +166,7 @@ where
     let shared = Arc::new(Shared {
         outbox,
         pending: Mutex::new(HashMap::new()),
+        handler_called: tokio::sync::Notify::new(),
         next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
         unreachable: CancellationToken::new(),
