@@ -6,12 +6,15 @@
 //! editor; the server calls it through [`EditorClient`] over its
 //! connection, and a Rust editor serves it with [`EditorService`].
 //!
-//! Each method declares its turn: state-changing messages (`didOpen`,
-//! `didChange`, configuration, the lifecycle) are exclusive, so they run
-//! alone and in arrival order; reads (hover, completion, ...) are shared
-//! and run concurrently between them. A request keyed by its document is
-//! answered `-32801` ContentModified when an exclusive change to the same
-//! document arrives while it is still in flight.
+//! Each method declares its turn (see [`typed_rpc::Turn`]): state-changing
+//! messages (`didOpen`, `didChange`, configuration, the lifecycle) are
+//! `exclusive`, so they run alone and in arrival order; reads (hover,
+//! completion, ...) are `shared` and run concurrently between them. Reads
+//! are keyed by their document, and `didChange` and `didClose`
+//! `supersede`: a read of a document still in flight when the document
+//! changes is dropped and answered `-32801` ContentModified. The slow
+//! `workspace/executeCommand` declares nothing: it runs after the changes
+//! before it, and the changes after it do not wait for it.
 
 use lsp_types::{
     CompletionParams, CompletionResponse, ConfigurationParams, DidChangeConfigurationParams,
@@ -38,7 +41,7 @@ pub struct DocumentText {
 #[rpc(allow_unknown_params)]
 pub trait LanguageServer {
     /// Starts the session: the client's capabilities in, the server's out.
-    #[method(name = "initialize")]
+    #[method(name = "initialize", exclusive)]
     async fn initialize(
         &self,
         #[context] cx: &Context,
@@ -46,64 +49,78 @@ pub trait LanguageServer {
     ) -> RpcResult<InitializeResult>;
 
     /// The client has the server's capabilities: the server asks for its settings.
-    #[notification(name = "initialized")]
+    #[notification(name = "initialized", exclusive)]
     async fn initialized(&self, #[params] params: InitializedParams);
 
     /// Ends the session; answered `null`, after which requests are refused.
-    #[method(name = "shutdown")]
+    #[method(name = "shutdown", exclusive)]
     async fn shutdown(&self) -> RpcResult<()>;
 
     /// Ends the process: code 0 after `shutdown`, 1 without.
-    #[notification(name = "exit")]
+    #[notification(name = "exit", exclusive)]
     async fn exit(&self);
 
     /// A document was opened: its text and version.
-    #[notification(name = "textDocument/didOpen")]
+    #[notification(name = "textDocument/didOpen", exclusive, key = "/textDocument/uri")]
     async fn did_open(&self, #[params] params: DidOpenTextDocumentParams);
 
     /// A document changed: edits to apply in order.
-    #[notification(name = "textDocument/didChange")]
+    #[notification(
+        name = "textDocument/didChange",
+        exclusive,
+        key = "/textDocument/uri",
+        supersede
+    )]
     async fn did_change(&self, #[params] params: DidChangeTextDocumentParams);
 
     /// A document was closed.
-    #[notification(name = "textDocument/didClose")]
+    #[notification(
+        name = "textDocument/didClose",
+        exclusive,
+        key = "/textDocument/uri",
+        supersede
+    )]
     async fn did_close(&self, #[params] params: DidCloseTextDocumentParams);
 
     /// The editor's settings changed.
-    #[notification(name = "workspace/didChangeConfiguration")]
+    #[notification(name = "workspace/didChangeConfiguration", exclusive)]
     async fn did_change_configuration(&self, #[params] params: DidChangeConfigurationParams);
 
     /// The binding or function under the cursor, and its value.
-    #[method(name = "textDocument/hover")]
+    #[method(name = "textDocument/hover", shared, key = "/textDocument/uri")]
     async fn hover(&self, #[params] params: HoverParams) -> RpcResult<Option<Hover>>;
 
     /// The names that can be written at the cursor.
-    #[method(name = "textDocument/completion")]
+    #[method(name = "textDocument/completion", shared, key = "/textDocument/uri")]
     async fn completion(
         &self,
         #[params] params: CompletionParams,
     ) -> RpcResult<Option<CompletionResponse>>;
 
     /// Where the name under the cursor is bound.
-    #[method(name = "textDocument/definition")]
+    #[method(name = "textDocument/definition", shared, key = "/textDocument/uri")]
     async fn definition(
         &self,
         #[params] params: GotoDefinitionParams,
     ) -> RpcResult<Option<GotoDefinitionResponse>>;
 
     /// The bindings of a document.
-    #[method(name = "textDocument/documentSymbol")]
+    #[method(
+        name = "textDocument/documentSymbol",
+        shared,
+        key = "/textDocument/uri"
+    )]
     async fn document_symbol(
         &self,
         #[params] params: DocumentSymbolParams,
     ) -> RpcResult<Option<DocumentSymbolResponse>>;
 
     /// Renames a binding and every use of it.
-    #[method(name = "textDocument/rename")]
+    #[method(name = "textDocument/rename", shared, key = "/textDocument/uri")]
     async fn rename(&self, #[params] params: RenameParams) -> RpcResult<Option<WorkspaceEdit>>;
 
     /// Lays a document out the one way Tally is written.
-    #[method(name = "textDocument/formatting")]
+    #[method(name = "textDocument/formatting", shared, key = "/textDocument/uri")]
     async fn formatting(
         &self,
         #[params] params: DocumentFormattingParams,
@@ -125,7 +142,7 @@ pub trait LanguageServer {
     /// The text and version the server holds for a document (as
     /// rust-analyzer's "view file text" shows it): to check that the server
     /// and the editor agree.
-    #[method(name = "tally/documentText")]
+    #[method(name = "tally/documentText", shared, key = "/uri")]
     async fn document_text(
         &self,
         #[params] params: TextDocumentIdentifier,
