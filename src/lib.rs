@@ -184,7 +184,9 @@ pub use rpc_macros::openrpc;
 /// On a method, `#[method(...)]` or `#[notification(...)]` takes `name`
 /// (default: the Rust name), `aliases = [...]`, `param_style`,
 /// `allow_unknown_params` and `idempotent` (an HTTP client with a retry
-/// policy may send the call again). A `#[method]` returns `Result<T, E>`
+/// policy may send the call again), and, for two-way connections, its
+/// [`Turn`]: `exclusive` or `shared`, `key = "/json/pointer"` into the
+/// params, and `supersede`. A `#[method]` returns `Result<T, E>`
 /// where `E` is [`ErrorObject`], an enum deriving [`RpcError`], or a type
 /// with hand-written `From<E> for ErrorObject` and
 /// `TryFrom<ErrorObject, Error = ErrorObject>` (whose client method returns
@@ -202,7 +204,9 @@ pub use rpc_macros::openrpc;
 /// duplicate name or alias, `&mut self` or no receiver, a pattern argument,
 /// a reference argument, a notification with a return type, a method that
 /// does not return a `Result`, `#[params]` beside other params, generics, a
-/// method that is not `async`, and unknown attribute keys (the message
+/// method that is not `async`, a turn both `exclusive` and `shared`, a `key`
+/// that is no JSON Pointer, `supersede` without `exclusive` and a `key`,
+/// and unknown attribute keys (the message
 /// suggests the key meant, if it looks misspelt, and lists the allowed ones).
 /// A param or result type without `Serialize` and `Deserialize` gets one
 /// error, on the type, saying what to derive.

@@ -485,4 +485,19 @@ mod tests {
             [text.find("let x = x").unwrap(), text.find("let y").unwrap()]
         );
     }
+
+    #[test]
+    fn the_sample_file_shows_each_kind_of_problem_once() {
+        let sample = include_str!("../../sample.tally");
+        assert_eq!(
+            messages(sample),
+            [
+                "unused: `unused` is never used",
+                "qty: `qty` shadows an earlier binding",
+                "/: division by zero",
+                "tip: `tip` is not defined",
+            ]
+        );
+        assert_eq!(Analysis::of(sample).results[0].1, Some(16.0), "max(café, qty, 4) ^ 2");
+    }
 }
