@@ -11,6 +11,9 @@
 #   bench/run.sh stream      streams: items/s and server CPU per item (SSE, WebSocket)
 #   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
 #                            (SendMessage + GetTask, a 100-event stream; a2a_bench)
+#   bench/run.sh lsp         LSP: the Tally language server on typed-rpc, tower-lsp-server
+#                            and async-lsp, a didChange + hover + completion mix over
+#                            stdio (lsp/, lsp_load: --runs, --rounds, --warmup, --window)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
 # stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
@@ -48,6 +51,12 @@ a2a() {
   taskset -c 1 target/release/a2a_bench "$@"
 }
 
+lsp() {
+  cargo build --release --quiet -p typed-rpc-bench-lsp --bins
+  target/release/lsp_load "$@" typed-rpc=target/release/lsp_typed_rpc \
+    tower-lsp-server=target/release/lsp_tower async-lsp=target/release/lsp_async
+}
+
 inprocess() {
   cargo build --release --quiet --bin inproc_report
   local results=target/inprocess-results.tsv
@@ -70,6 +79,7 @@ case "$mode" in
   paired) paired "$@" ;;
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
+  lsp) lsp "$@" ;;
   all)
     date -u
     inprocess
@@ -80,5 +90,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | lsp)" >&2; exit 2 ;;
 esac
