@@ -9,15 +9,20 @@
 //! Shared reads meet at a rendezvous: if they did not run together, they
 //! would wait forever, and the test's patience would fail it.
 
+// Only the line-framed peer is used here.
+#[allow(dead_code)]
+#[path = "../support/raw.rs"]
+mod raw;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use raw::Wire;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::watch;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
@@ -179,30 +184,27 @@ impl Notes for Book {
 
 /// A newline-delimited TCP peer that writes JSON by hand.
 struct Peer {
-    lines: tokio::io::Lines<BufReader<OwnedReadHalf>>,
+    reader: raw::Peer<OwnedReadHalf>,
     writer: OwnedWriteHalf,
 }
 
 impl Peer {
     async fn connect(handle: &ServerHandle) -> Self {
-        let stream = TcpStream::connect(handle.local_addr().unwrap())
-            .await
-            .unwrap();
+        let (stream, _) = raw::connect(handle.local_addr().unwrap(), None).await;
         let (read, writer) = stream.into_split();
         Peer {
-            lines: BufReader::new(read).lines(),
+            reader: raw::Peer::new(read, Wire::Lines),
             writer,
         }
     }
 
     async fn send(&mut self, message: Value) {
-        let line = format!("{message}\n");
-        self.writer.write_all(line.as_bytes()).await.unwrap();
+        let bytes = Wire::Lines.encode(&message.to_string());
+        self.writer.write_all(&bytes).await.unwrap();
     }
 
     async fn read(&mut self, id: u64, note: &str, meet: u32) {
-        let params = json!({"note": note, "meet": meet});
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "note/read", "params": params}))
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "note/read", "params": {"note": note, "meet": meet}}))
             .await;
     }
 
@@ -216,12 +218,7 @@ impl Peer {
     async fn replies(&mut self, count: usize) -> HashMap<u64, Value> {
         let mut replies = HashMap::new();
         while replies.len() < count {
-            let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
-                .await
-                .expect("a reply within the patience")
-                .unwrap()
-                .expect("the connection is open");
-            let reply: Value = serde_json::from_str(&line).unwrap();
+            let reply = self.reader.json().await;
             let id = reply["id"]
                 .as_u64()
                 .expect("a reply to one of our requests");

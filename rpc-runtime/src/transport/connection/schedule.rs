@@ -37,7 +37,9 @@ pub(super) struct Schedule {
     barriers: u64,
     /// Exclusive messages admitted so far: the epoch of a shared message admitted now.
     epoch: u64,
-    progress: Arc<watch::Sender<Progress>>,
+    /// Made at the first message something waits for: most connections
+    /// only ever get requests, which need none.
+    progress: Option<Arc<watch::Sender<Progress>>>,
 }
 
 /// What has finished, as the tickets report it.
@@ -55,7 +57,9 @@ pub(super) struct Progress {
 /// A message's place in the [`Schedule`]: what it waits for before it
 /// starts, and, while held, what later messages wait for.
 pub(super) struct Ticket {
-    progress: Arc<watch::Sender<Progress>>,
+    /// `None` when nothing was ever waited for on the connection: the
+    /// message may start at once, and nothing waits for it.
+    progress: Option<Arc<watch::Sender<Progress>>>,
     wait: Wait,
     role: Role,
 }
@@ -84,8 +88,14 @@ impl Schedule {
         Schedule {
             barriers: 0,
             epoch: 0,
-            progress: Arc::new(watch::Sender::new(Progress::default())),
+            progress: None,
         }
+    }
+
+    /// The progress, made now if it has not been.
+    fn progress(&mut self) -> &Arc<watch::Sender<Progress>> {
+        self.progress
+            .get_or_insert_with(|| Arc::new(watch::Sender::new(Progress::default())))
     }
 
     /// The ticket of the next message, of `kind`.
@@ -94,7 +104,7 @@ impl Schedule {
         let (wait, role) = match kind {
             Kind::Shared => {
                 let epoch = self.epoch;
-                self.progress.send_modify(|progress| {
+                self.progress().send_modify(|progress| {
                     *progress.shared.entry(epoch).or_default() += 1;
                 });
                 (Wait::Barriers(before), Role::Shared(epoch))
@@ -115,8 +125,12 @@ impl Schedule {
                 (wait, Role::Barrier(self.barriers))
             }
         };
+        let progress = match role {
+            Role::Free => self.progress.clone(),
+            Role::Barrier(_) | Role::Shared(_) => Some(self.progress().clone()),
+        };
         Ticket {
-            progress: self.progress.clone(),
+            progress,
             wait,
             role,
         }
@@ -125,7 +139,9 @@ impl Schedule {
     /// Whether every barrier admitted so far has finished: a shared message
     /// admitted now would start at once.
     pub(super) fn is_settled(&self) -> bool {
-        self.progress.borrow().barriers_done >= self.barriers
+        self.progress
+            .as_ref()
+            .is_none_or(|progress| progress.borrow().barriers_done >= self.barriers)
     }
 
     /// Resolves once every barrier admitted so far has finished.
@@ -142,17 +158,19 @@ impl Schedule {
 impl Ticket {
     /// Whether the message may start now.
     pub(super) fn is_open(&self) -> bool {
-        self.wait.is_met(&self.progress.borrow())
+        self.progress
+            .as_ref()
+            .is_none_or(|progress| self.wait.is_met(&progress.borrow()))
     }
 
     /// Waits for the message's turn; what it then does is done while the
     /// ticket is held (dropping it is finishing).
     pub(super) async fn turn(&self) {
-        if self.is_open() {
+        let Some(progress) = self.progress.as_ref().filter(|_| !self.is_open()) else {
             return;
-        }
+        };
         let wait = self.wait;
-        let mut changes = self.progress.subscribe();
+        let mut changes = progress.subscribe();
         // The sender lives in this ticket: the wait cannot fail.
         let _ = changes.wait_for(|progress| wait.is_met(progress)).await;
     }
@@ -180,9 +198,12 @@ impl Wait {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
+        let Some(shared) = &self.progress else {
+            return;
+        };
         match self.role {
             Role::Free => {}
-            Role::Shared(epoch) => self.progress.send_modify(|progress| {
+            Role::Shared(epoch) => shared.send_modify(|progress| {
                 if let Some(running) = progress.shared.get_mut(&epoch) {
                     *running -= 1;
                     if *running == 0 {
@@ -190,7 +211,7 @@ impl Drop for Ticket {
                     }
                 }
             }),
-            Role::Barrier(number) => self.progress.send_modify(|progress| {
+            Role::Barrier(number) => shared.send_modify(|progress| {
                 if number != progress.barriers_done + 1 {
                     // Dropped before an earlier barrier finished: it counts
                     // once that one has.
@@ -278,7 +299,15 @@ mod tests {
             loose.is_open() && change.is_open(),
             "the change does not wait for it"
         );
-        assert!(schedule.progress.borrow().shared.is_empty());
+        assert!(schedule.progress.unwrap().borrow().shared.is_empty());
+    }
+
+    #[test]
+    fn requests_alone_make_no_progress_to_keep() {
+        let mut schedule = Schedule::new();
+        let request = schedule.admit(Kind::Loose);
+        assert!(request.is_open() && schedule.is_settled());
+        assert!(schedule.progress.is_none(), "nothing allocated for them");
     }
 
     #[tokio::test]
