@@ -136,6 +136,68 @@ impl Core {
     }
 }
 
+/// Defines, in the calling module, the conversions of [`Core`]'s plain
+/// values into a protocol types crate whose names are the `lsp-types`
+/// ones (each framework has its own): `range`, `diagnostics` and `item`.
+#[macro_export]
+macro_rules! conversions {
+    ($types:path) => {
+        use $types as types;
+
+        fn range([l0, c0, l1, c1]: $crate::Span4) -> types::Range {
+            types::Range::new(types::Position::new(l0, c0), types::Position::new(l1, c1))
+        }
+
+        fn diagnostics(problems: Vec<$crate::Problem>) -> Vec<types::Diagnostic> {
+            problems
+                .into_iter()
+                .map(|problem| types::Diagnostic {
+                    range: range(problem.range),
+                    severity: Some(match problem.severity {
+                        1 => types::DiagnosticSeverity::ERROR,
+                        _ => types::DiagnosticSeverity::WARNING,
+                    }),
+                    source: Some("tally".to_owned()),
+                    message: problem.message,
+                    tags: problem
+                        .unnecessary
+                        .then(|| vec![types::DiagnosticTag::UNNECESSARY]),
+                    ..types::Diagnostic::default()
+                })
+                .collect()
+        }
+
+        fn item(item: $crate::Item) -> types::CompletionItem {
+            types::CompletionItem {
+                label: item.label,
+                kind: Some(match item.kind {
+                    6 => types::CompletionItemKind::VARIABLE,
+                    3 => types::CompletionItemKind::FUNCTION,
+                    _ => types::CompletionItemKind::KEYWORD,
+                }),
+                detail: item.detail,
+                documentation: item.docs.map(types::Documentation::String),
+                ..types::CompletionItem::default()
+            }
+        }
+
+        /// A `didChange`'s edits as [`Core::change`] takes them.
+        fn edits(
+            changes: Vec<types::TextDocumentContentChangeEvent>,
+        ) -> Vec<(Option<$crate::Span4>, String)> {
+            changes
+                .into_iter()
+                .map(|change| {
+                    let range = change
+                        .range
+                        .map(|r| [r.start.line, r.start.character, r.end.line, r.end.character]);
+                    (range, change.text)
+                })
+                .collect()
+        }
+    };
+}
+
 fn range_of([l0, c0, l1, c1]: Span4) -> Range {
     Range::new(Position::new(l0, c0), Position::new(l1, c1))
 }

@@ -16,49 +16,14 @@ use lsp_types_095::notification::{self, PublishDiagnostics};
 use lsp_types_095::request;
 use lsp_types_095::*;
 use tower::ServiceBuilder;
-use typed_rpc_bench_lsp::{Core, Item, Problem, Span4};
+use typed_rpc_bench_lsp::{Core, Problem};
 
 struct State {
     client: ClientSocket,
     core: Arc<Core>,
 }
 
-fn range([l0, c0, l1, c1]: Span4) -> Range {
-    Range::new(Position::new(l0, c0), Position::new(l1, c1))
-}
-
-fn diagnostics(problems: Vec<Problem>) -> Vec<Diagnostic> {
-    problems
-        .into_iter()
-        .map(|problem| Diagnostic {
-            range: range(problem.range),
-            severity: Some(match problem.severity {
-                1 => DiagnosticSeverity::ERROR,
-                _ => DiagnosticSeverity::WARNING,
-            }),
-            source: Some("tally".to_owned()),
-            message: problem.message,
-            tags: problem
-                .unnecessary
-                .then(|| vec![DiagnosticTag::UNNECESSARY]),
-            ..Diagnostic::default()
-        })
-        .collect()
-}
-
-fn item(item: Item) -> CompletionItem {
-    CompletionItem {
-        label: item.label,
-        kind: Some(match item.kind {
-            6 => CompletionItemKind::VARIABLE,
-            3 => CompletionItemKind::FUNCTION,
-            _ => CompletionItemKind::KEYWORD,
-        }),
-        detail: item.detail,
-        documentation: item.docs.map(Documentation::String),
-        ..CompletionItem::default()
-    }
-}
+typed_rpc_bench_lsp::conversions!(lsp_types_095);
 
 fn publish(state: &State, uri: Url, problems: Vec<Problem>, version: i32) {
     let params = PublishDiagnosticsParams::new(uri, diagnostics(problems), Some(version));
@@ -134,16 +99,7 @@ fn main() {
                 })
                 .notification::<notification::DidChangeTextDocument>(|state, params| {
                     let document = params.text_document;
-                    let edits = params
-                        .content_changes
-                        .into_iter()
-                        .map(|change| {
-                            let range = change.range.map(|r| {
-                                [r.start.line, r.start.character, r.end.line, r.end.character]
-                            });
-                            (range, change.text)
-                        })
-                        .collect();
+                    let edits = edits(params.content_changes);
                     if let Some(problems) =
                         state
                             .core

@@ -6,49 +6,14 @@
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
-use typed_rpc_bench_lsp::{Core, Item, Problem, Span4};
+use typed_rpc_bench_lsp::Core;
 
 struct Backend {
     client: Client,
     core: Core,
 }
 
-fn range([l0, c0, l1, c1]: Span4) -> Range {
-    Range::new(Position::new(l0, c0), Position::new(l1, c1))
-}
-
-fn diagnostics(problems: Vec<Problem>) -> Vec<Diagnostic> {
-    problems
-        .into_iter()
-        .map(|problem| Diagnostic {
-            range: range(problem.range),
-            severity: Some(match problem.severity {
-                1 => DiagnosticSeverity::ERROR,
-                _ => DiagnosticSeverity::WARNING,
-            }),
-            source: Some("tally".to_owned()),
-            message: problem.message,
-            tags: problem
-                .unnecessary
-                .then(|| vec![DiagnosticTag::UNNECESSARY]),
-            ..Diagnostic::default()
-        })
-        .collect()
-}
-
-fn item(item: Item) -> CompletionItem {
-    CompletionItem {
-        label: item.label,
-        kind: Some(match item.kind {
-            6 => CompletionItemKind::VARIABLE,
-            3 => CompletionItemKind::FUNCTION,
-            _ => CompletionItemKind::KEYWORD,
-        }),
-        detail: item.detail,
-        documentation: item.docs.map(Documentation::String),
-        ..CompletionItem::default()
-    }
-}
+typed_rpc_bench_lsp::conversions!(tower_lsp_server::ls_types);
 
 impl LanguageServer for Backend {
     async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
@@ -79,16 +44,7 @@ impl LanguageServer for Backend {
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let document = params.text_document;
-        let edits = params
-            .content_changes
-            .into_iter()
-            .map(|change| {
-                let range = change
-                    .range
-                    .map(|r| [r.start.line, r.start.character, r.end.line, r.end.character]);
-                (range, change.text)
-            })
-            .collect();
+        let edits = edits(params.content_changes);
         if let Some(problems) = self
             .core
             .change(document.uri.as_str(), document.version, edits)
