@@ -498,6 +498,10 @@ mod tests {
                 "tip: `tip` is not defined",
             ]
         );
-        assert_eq!(Analysis::of(sample).results[0].1, Some(16.0), "max(café, qty, 4) ^ 2");
+        assert_eq!(
+            Analysis::of(sample).results[0].1,
+            Some(16.0),
+            "max(café, qty, 4) ^ 2"
+        );
     }
 }
