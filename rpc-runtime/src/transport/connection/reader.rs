@@ -298,11 +298,11 @@ pub(super) fn serve(
     let (router, context) = (setup.router.clone(), context.clone());
     async move {
         ticket.turn().await;
-        if notification {
-            // An invalid notification is answered, as the protocol says.
-            return Served::Reply(router.handle_with(&request, &context).await);
-        }
-        match router.handle_from_peer(&request, &context).await {
+        // An invalid notification is answered, as the protocol says.
+        match router
+            .handle_from_peer(&request, &context, notification)
+            .await
+        {
             FromPeer::Reply(reply) => Served::Reply(reply),
             FromPeer::Notification => Served::Notification(request),
             FromPeer::Response => Served::Response(request),
