@@ -14,6 +14,8 @@
 #   bench/run.sh lsp         LSP: the Tally language server on typed-rpc, tower-lsp-server
 #                            and async-lsp, a didChange + hover + completion mix over
 #                            stdio (lsp/, lsp_load: --runs, --rounds, --warmup, --window)
+#   bench/run.sh lsp-icount  LSP: each of those servers' instructions per round of the mix
+#                            (lsp_icount.sh, callgrind; SERVERS, N1, N2)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
 # stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
@@ -80,6 +82,7 @@ case "$mode" in
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
   lsp) lsp "$@" ;;
+  lsp-icount) ./lsp_icount.sh ;;
   all)
     date -u
     inprocess
@@ -90,5 +93,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | lsp)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | lsp | lsp-icount)" >&2; exit 2 ;;
 esac
