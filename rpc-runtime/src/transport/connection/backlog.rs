@@ -5,7 +5,7 @@ use std::io;
 use std::sync::Arc;
 
 use super::Shared;
-use super::cancel::{Cancels, request_id};
+use super::cancel::Cancels;
 use super::order::Order;
 use super::reader::is_cancel;
 use crate::transport::Inbound;
@@ -16,74 +16,113 @@ use crate::{ErrorObject, code};
 /// requests is taken, the read loop stops reading, so that a peer that
 /// sends faster than it is served is slowed down. But a handler may be
 /// waiting for the peer's response to a call of its own (LSP's
-/// `workspace/configuration`), and that response may come after requests
+/// `workspace/configuration`), and that response may come after messages
 /// that wait for the handler: with nothing read, neither would ever go on.
 /// So while a handler waits, the loop reads on: responses go to their
-/// calls and cancel notifications act at once; everything else is held
-/// here, in order, for its turn, up to as many messages as the connection
-/// has places. Past that, a request is answered at once with `-32000`
-/// "Server busy" (it never ran; its client may send it again) and held no
-/// more; a notification (which cannot be refused without losing it) is
-/// held, and the loop stops reading until the backlog shrinks.
+/// calls at once and cancel notifications act; the peer's requests and
+/// notifications are held here, in order, for their turn, none refused
+/// (a notification cannot be, and a request deserves its answer).
+///
+/// What is held is bounded in bytes, not messages: a message is held while
+/// the bytes held before it are under the budget
+/// ([`Limits::max_backlog_size`](crate::transport::Limits::max_backlog_size)).
+/// A peer that sends past the budget while the handler still waits is over
+/// it: the read loop ends the connection (see [`over_budget`]). Pausing the
+/// reading instead would leave the awaited response unread behind the
+/// bytes not read: the deadlock this backlog exists to prevent.
 pub(super) struct Backlog {
     held: VecDeque<io::Result<Inbound>>,
-    room: usize,
+    /// What `held` costs, by [`cost`].
+    bytes: usize,
+    budget: usize,
     /// The peer closed, or the read failed: nothing more to read.
     ended: bool,
 }
 
+/// The backlog is full: the connection must end.
+#[derive(Debug)]
+pub(super) struct OverBudget;
+
+/// What holding one message costs besides its bytes (its slot, the shared
+/// buffer's header), so that a flood of tiny messages is bounded too.
+const PER_MESSAGE: usize = 64;
+
+/// The bytes a held read counts for.
+fn cost(read: &io::Result<Inbound>) -> usize {
+    match read {
+        Ok(Inbound::Message(message)) => message.len() + PER_MESSAGE,
+        _ => PER_MESSAGE,
+    }
+}
+
 impl Backlog {
-    pub(super) fn new(room: usize) -> Self {
+    /// An empty backlog that holds up to `budget` bytes.
+    pub(super) fn new(budget: usize) -> Self {
         Backlog {
             held: VecDeque::new(),
-            room,
+            bytes: 0,
+            budget,
             ended: false,
         }
     }
 
     /// The next message held, in the order it was read.
     pub(super) fn next(&mut self) -> Option<io::Result<Inbound>> {
-        self.held.pop_front()
+        let next = self.held.pop_front()?;
+        self.bytes -= cost(&next);
+        Some(next)
     }
 
     /// Whether another message may be read ahead.
     pub(super) fn can_read(&self) -> bool {
-        !self.ended && self.held.len() <= self.room
+        !self.ended
     }
 
     /// Takes a message read ahead: a response goes to its call, a cancel
-    /// acts, a request over the room is refused, anything else is held.
-    pub(super) async fn hold(
+    /// acts, anything else is held, unless the backlog is already full.
+    pub(super) fn hold(
         &mut self,
         read: io::Result<Inbound>,
         order: &Order,
         shared: &Arc<Shared>,
         cancels: &mut Option<Cancels>,
-    ) {
+    ) -> Result<(), OverBudget> {
         if let Ok(Inbound::Message(message)) = &read {
             match wire::classify(message) {
-                Incoming::Responses(responses) => return order.deliver(shared, message, responses),
-                Incoming::Notification if is_cancel(cancels, message) => return,
-                Incoming::ForRouter if self.held.len() >= self.room => {
-                    if let Some(busy) = busy(message) {
-                        let _ = shared.outbox.send(busy.into()).await;
-                        return;
-                    }
+                Incoming::Responses(responses) => {
+                    order.deliver(shared, message, responses);
+                    return Ok(());
                 }
+                Incoming::Notification if is_cancel(cancels, message) => return Ok(()),
                 _ => {}
             }
         }
+        if self.bytes >= self.budget {
+            return Err(OverBudget);
+        }
         self.ended = !matches!(read, Ok(Inbound::Message(_) | Inbound::TooLarge));
+        self.bytes += cost(&read);
         self.held.push_back(read);
+        Ok(())
     }
 }
 
-/// The refusal of the request `message`; `None` if it is no single request.
+/// Ends a connection whose backlog is full: tells the peer why (an error
+/// with a `null` id, as for a message that cannot be answered otherwise)
+/// and drops the handlers still running, the one waiting for the peer among
+/// them: what they would answer can no longer be read in turn.
 #[cold]
-fn busy(message: &[u8]) -> Option<String> {
-    let id = wire::Id::new(request_id(message)?)?;
-    let error = ErrorObject::new(code::SERVER_ERROR_LAST, "Server busy").with_data(&serde_json::json!({
-        "reason": "every place for a request is taken while a handler waits for this peer's answer"
-    }));
-    Some(wire::failure(Some(id), &error))
+pub(super) async fn over_budget(shared: &Shared, budget: usize) {
+    tracing::warn!(
+        budget,
+        "the peer sent more than the backlog holds while a handler waited for its answer: closing"
+    );
+    let error = ErrorObject::new(code::SERVER_ERROR_LAST, "Backlog over budget").with_data(
+        &serde_json::json!({
+            "reason": "more was sent than the connection holds while a handler waits for this peer's answer",
+            "budget": budget,
+        }),
+    );
+    let _ = shared.outbox.send(wire::failure(None, &error).into()).await;
+    shared.unreachable.cancel();
 }

@@ -12,7 +12,7 @@ use tokio::runtime::RuntimeFlavor;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::backlog::Backlog;
+use super::backlog::{Backlog, over_budget};
 use super::cancel::Cancels;
 use super::order::Order;
 use super::schedule::Ticket;
@@ -51,7 +51,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     let mut order = Order::new(&setup.router);
     let mut cancels = Cancels::of(&setup.router, setup.max_in_flight);
     // What was read past while the requests before it waited for room.
-    let mut backlog = Backlog::new(setup.max_in_flight);
+    let mut backlog = Backlog::new(setup.max_backlog);
     // A lone notification the router left unrun, to run in its turn.
     let mut carried: Option<Bytes> = None;
     // Made once and polled only when they fire: a message costs no timer
@@ -184,7 +184,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                         shared.handler_waits().await;
                         reader.read_message().await
                     }, if backlog.can_read() => {
-                        backlog.hold(read, &order, shared, &mut cancels).await;
+                        if backlog.hold(read, &order, shared, &mut cancels).is_err() {
+                            over_budget(shared, setup.max_backlog).await;
+                            break 'reading;
+                        }
                     }
                 }
             },
