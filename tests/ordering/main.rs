@@ -2,7 +2,7 @@
 //! arrival order, shared ones together between them, an exclusive change
 //! supersedes the shared requests for its key (`-32801`), and a handler
 //! that awaits its peer's answer never deadlocks the connection, however
-//! full it is.
+//! full it is, while what the connection holds meanwhile stays bounded.
 //!
 //! The server keeps notes; its handlers record what ran beside what, so a
 //! test can tell that nothing exclusive ever overlapped anything else.
@@ -27,7 +27,7 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::watch;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::{Limits, Server, ServerHandle};
-use typed_rpc::{CancelPolicy, Context, ErrorObject, Router, RpcResult, rpc};
+use typed_rpc::{CancelPolicy, Context, Router, RpcResult, rpc};
 
 /// How long any one step may take before the test fails.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -342,8 +342,8 @@ impl Source for Upper {
 
 /// A handler that waits for its client's answer while the connection is
 /// full: the answer arrives behind requests that wait for the handler.
-/// With two places, two requests are held for their turn, the rest are
-/// answered "Server busy" so that the answer can be read, and nothing hangs.
+/// With two places, the reads are held for their turn, none refused, and
+/// nothing hangs.
 async fn a_handler_awaiting_its_client_never_deadlocks(fetch: &str) {
     let book = Book::new();
     let handle = serve(&book, Limits::default().max_in_flight(2)).await;
@@ -370,23 +370,103 @@ async fn a_handler_awaiting_its_client_never_deadlocks(fetch: &str) {
     let replies = tokio::time::timeout(PATIENCE, futures_util::future::join_all(reads))
         .await
         .expect("no deadlock");
-    let mut answered = 0;
     for reply in replies {
-        match reply {
-            Ok(text) => {
-                assert_eq!(text, "B", "the read ran after the fetch");
-                answered += 1;
-            }
-            Err(err) => {
-                let error = err.rpc_error().map(ErrorObject::code);
-                assert_eq!(error, Some(-32000), "{err}");
-            }
-        }
+        assert_eq!(reply.unwrap(), "B", "the read ran after the fetch");
     }
-    assert!(answered >= 1, "the reads held for their turn are answered");
     assert_eq!(*book.written.lock().unwrap(), ["A", "B"]);
     assert_eq!(book.overlaps.load(Ordering::SeqCst), 0);
     drop((notes, connection));
+    handle.shutdown().await;
+}
+
+/// How many reads and writes a peer sends while the server's handler waits
+/// for its answer: many times what the connection has places for.
+const FLOOD: u64 = 100;
+
+/// A handler that awaits its peer's answer while the peer sends hundreds of
+/// requests and notifications first, each to run after the handler: the
+/// server reads past them all, holding them in order, finds the answer,
+/// and then serves every one, in turn, none refused.
+#[tokio::test]
+async fn the_answer_a_handler_awaits_is_found_behind_hundreds_of_messages() {
+    let book = Book::new();
+    let handle = serve(&book, Limits::default().max_in_flight(2)).await;
+    let mut peer = Peer::connect(&handle).await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "note/fetch", "params": {"note": "b"}}))
+        .await;
+    let call = peer.reader.json().await;
+    assert_eq!(call["method"], "source/text", "{call}");
+    // Each read after a write: once the last is answered, every write has run.
+    for id in 1..=FLOOD {
+        peer.notify("note/write", "c", &id.to_string()).await;
+        peer.read(id, "b", 0).await;
+    }
+    peer.send(json!({"jsonrpc": "2.0", "id": call["id"], "result": "B"}))
+        .await;
+    let replies = peer.replies(FLOOD as usize).await;
+    for id in 1..=FLOOD {
+        assert_eq!(result(&replies[&id]), "B", "read {id} ran after the fetch");
+    }
+    let written = book.written.lock().unwrap().clone();
+    let expected: Vec<String> = std::iter::once("B".to_owned())
+        .chain((1..=FLOOD).map(|id| id.to_string()))
+        .collect();
+    assert_eq!(written, expected, "every write ran, in arrival order");
+    assert_eq!(book.overlaps.load(Ordering::SeqCst), 0);
+    drop(peer);
+    handle.shutdown().await;
+}
+
+/// What the server holds for a handler that waits is bounded: a peer that
+/// never answers and sends past the budget is told so and disconnected,
+/// its messages dropped, and the server serves on.
+#[tokio::test]
+async fn a_peer_that_floods_a_waiting_handler_past_the_budget_is_disconnected() {
+    let book = Book::new();
+    let limits = Limits::default().max_in_flight(2).max_backlog_size(4096);
+    let handle = serve(&book, limits).await;
+    let mut peer = Peer::connect(&handle).await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "note/fetch", "params": {"note": "b"}}))
+        .await;
+    let call = peer.reader.json().await;
+    assert_eq!(call["method"], "source/text", "{call}");
+    // About 8 KB (14 KB as the backlog counts them), over three times the
+    // budget: it fits in the sockets' buffers, so every write succeeds even
+    // once the server no longer reads.
+    for id in 1..=FLOOD {
+        peer.read(id, "b", 0).await;
+    }
+    let mut got = Vec::new();
+    while let Some(message) = peer.reader.next().await {
+        let raw::Got::Json(message) = message else {
+            panic!("not JSON: {message:?}")
+        };
+        got.push(message);
+    }
+    drop(peer);
+    let refusal = got
+        .iter()
+        .find(|message| message.get("error").is_some())
+        .unwrap_or_else(|| panic!("no error before the close: {got:?}"));
+    assert_eq!(refusal["id"], Value::Null);
+    assert_eq!(refusal["error"]["code"], -32000);
+    assert_eq!(refusal["error"]["message"], "Backlog over budget");
+    assert_eq!(refusal["error"]["data"]["budget"], 4096);
+    assert!(
+        got.iter().all(|message| message.get("result").is_none()),
+        "no read was served: {got:?}"
+    );
+    assert!(
+        book.written.lock().unwrap().is_empty(),
+        "the fetch was dropped"
+    );
+
+    // The server itself goes on.
+    let mut peer = Peer::connect(&handle).await;
+    peer.notify("note/write", "n", "fine").await;
+    peer.read(1, "n", 0).await;
+    assert_eq!(result(&peer.replies(1).await[&1]), "fine");
+    drop(peer);
     handle.shutdown().await;
 }
 
