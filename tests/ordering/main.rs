@@ -214,6 +214,16 @@ impl Peer {
             .await;
     }
 
+    /// Sends `note/fetch` for `note`; returns the server's call for its text,
+    /// which its handler now awaits.
+    async fn fetch(&mut self, note: &str) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "method": "note/fetch", "params": {"note": note}}))
+            .await;
+        let call = self.reader.json().await;
+        assert_eq!(call["method"], "source/text", "{call}");
+        call
+    }
+
     /// The next `count` replies, by id.
     async fn replies(&mut self, count: usize) -> HashMap<u64, Value> {
         let mut replies = HashMap::new();
@@ -392,10 +402,7 @@ async fn the_answer_a_handler_awaits_is_found_behind_hundreds_of_messages() {
     let book = Book::new();
     let handle = serve(&book, Limits::default().max_in_flight(2)).await;
     let mut peer = Peer::connect(&handle).await;
-    peer.send(json!({"jsonrpc": "2.0", "method": "note/fetch", "params": {"note": "b"}}))
-        .await;
-    let call = peer.reader.json().await;
-    assert_eq!(call["method"], "source/text", "{call}");
+    let call = peer.fetch("b").await;
     // Each read after a write: once the last is answered, every write has run.
     for id in 1..=FLOOD {
         peer.notify("note/write", "c", &id.to_string()).await;
@@ -426,10 +433,8 @@ async fn a_peer_that_floods_a_waiting_handler_past_the_budget_is_disconnected() 
     let limits = Limits::default().max_in_flight(2).max_backlog_size(4096);
     let handle = serve(&book, limits).await;
     let mut peer = Peer::connect(&handle).await;
-    peer.send(json!({"jsonrpc": "2.0", "method": "note/fetch", "params": {"note": "b"}}))
-        .await;
-    let call = peer.reader.json().await;
-    assert_eq!(call["method"], "source/text", "{call}");
+    // Never answered.
+    peer.fetch("b").await;
     // About 8 KB (14 KB as the backlog counts them), over three times the
     // budget: it fits in the sockets' buffers, so every write succeeds even
     // once the server no longer reads.
