@@ -97,10 +97,11 @@ impl Backlog {
                 _ => {}
             }
         }
-        if self.bytes >= self.budget {
+        // The end of the input is always held: it is the last thing read.
+        self.ended = !matches!(read, Ok(Inbound::Message(_) | Inbound::TooLarge));
+        if !self.ended && self.bytes >= self.budget {
             return Err(OverBudget);
         }
-        self.ended = !matches!(read, Ok(Inbound::Message(_) | Inbound::TooLarge));
         self.bytes += cost(&read);
         self.held.push_back(read);
         Ok(())
