@@ -16,6 +16,11 @@
 #                            a 1 MB streamed upper, --big times; a2a_bench)
 #   bench/run.sh mcp         MCP: tools/call on typed-rpc-mcp, rmcp and the Python SDK,
 #                            stdio and Streamable HTTP (mcp_bench; --duration, --no-python)
+#   bench/run.sh lsp         LSP: the Tally language server on typed-rpc, tower-lsp-server
+#                            and async-lsp, a didChange + hover + completion mix over
+#                            stdio (lsp/, lsp_load: --runs, --rounds, --warmup, --window)
+#   bench/run.sh lsp-icount  LSP: each of those servers' instructions per round of the mix
+#                            (lsp_icount.sh, callgrind; SERVERS, N1, N2)
 #
 # Extra arguments after the mode go to the runner (network), to paired, to
 # stream_bench (stream), to a2a_bench (a2a) or to criterion (inprocess), e.g. `bench/run.sh load --conns 1,64 --duration 3`.
@@ -63,6 +68,12 @@ mcp() {
   taskset -c 1 "${CARGO_TARGET_DIR:-target}/release/mcp_bench" --bin "${CARGO_TARGET_DIR:-target}/release" "$@"
 }
 
+lsp() {
+  cargo build --release --quiet -p typed-rpc-bench-lsp --bins
+  target/release/lsp_load "$@" typed-rpc=target/release/lsp_typed_rpc \
+    tower-lsp-server=target/release/lsp_tower async-lsp=target/release/lsp_async
+}
+
 inprocess() {
   cargo build --release --quiet --bin inproc_report
   local results=target/inprocess-results.tsv
@@ -94,6 +105,8 @@ case "$mode" in
   a2a) a2a "$@" ;;
   eth) eth "$@" ;;
   mcp) mcp "$@" ;;
+  lsp) lsp "$@" ;;
+  lsp-icount) ./lsp_icount.sh ;;
   all)
     date -u
     inprocess
@@ -104,5 +117,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | eth | mcp | lsp | lsp-icount)" >&2; exit 2 ;;
 esac

@@ -1,6 +1,10 @@
 //! A tiny LSP-style server on stdio with `Content-Length` framing: it answers
 //! `textDocument/hover` by asking its client for configuration and logging
 //! on it, through the same kind of generated client a remote caller uses.
+//! It is the smallest example of calls from a server back into its client
+//! (`tests/stream/stdio.rs` drives it); a real language server, with
+//! documents, positions, the lifecycle and ordered edits, is the
+//! `typed-rpc-lsp` crate in `examples/lsp/`.
 //!
 //! ```text
 //! lsp_server      # speaks on stdin and stdout until stdin ends

@@ -221,6 +221,10 @@ pub use rpc_macros::openrpc;
 ///   this method;
 /// - `idempotent`: the call may be sent twice, so an HTTP client with a
 ///   retry policy retries it;
+/// - on two-way connections, its [`Turn`]: `exclusive` or `shared`,
+///   `key = "/json/pointer"` into the params (calls on other keys do not
+///   wait for each other), and `supersede` (a newer call on the same key
+///   cancels an older one still waiting);
 /// - `error(code = -32001, message = "Task not found")`, repeatable: an
 ///   error the method declares, listed in its OpenRPC document;
 /// - `example(name = "...", params = "[1, 2]", result = "3")`, repeatable:
@@ -309,7 +313,9 @@ pub use rpc_macros::openrpc;
 /// method that is not `async`, a streaming notification or a stream whose
 /// items are not spelled out, an example that is not JSON, an unknown case
 /// in `rename_all`, two params with one wire name, `#[arg]` on a `#[params]`
-/// or `#[context]` argument, and unknown attribute keys (the message
+/// or `#[context]` argument, a turn both `exclusive` and `shared`, a `key`
+/// that is no JSON Pointer, `supersede` without `exclusive` and a `key`,
+/// and unknown attribute keys (the message
 /// suggests the key meant, if it looks misspelt, and lists the allowed ones).
 /// A param or result type without `Serialize` and `Deserialize` gets one
 /// error, on the type, saying what to derive.

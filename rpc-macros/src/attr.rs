@@ -52,6 +52,10 @@ const METHOD_KEYS: &[&str] = &[
     "error",
     "example",
     "stream",
+    "exclusive",
+    "shared",
+    "key",
+    "supersede",
 ];
 
 impl TraitAttrs {
@@ -121,6 +125,19 @@ pub struct MethodAttr {
     /// `stream` or `stream(notification = "...", unsubscribe = "...")`:
     /// the method answers with a stream of items.
     pub stream: Option<StreamAttr>,
+    /// When its messages run on a two-way connection.
+    pub turn: TurnAttr,
+}
+
+/// `exclusive` or `shared`, `key = "/pointer"`, `supersede`: the method's
+/// turn among the peer's messages. Each keeps the token it was written at,
+/// for the errors about it.
+#[derive(Default)]
+pub struct TurnAttr {
+    pub exclusive: Option<syn::Path>,
+    pub shared: Option<syn::Path>,
+    pub key: Option<LitStr>,
+    pub supersede: Option<syn::Path>,
 }
 
 /// `stream(notification = "eth_subscription", unsubscribe = "eth_unsubscribe")`.
@@ -187,6 +204,7 @@ impl MethodAttr {
             errors: Vec::new(),
             examples: Vec::new(),
             stream: None,
+            turn: TurnAttr::default(),
         };
         if let syn::Meta::Path(_) = attr.meta {
             return parsed;
@@ -214,6 +232,14 @@ impl MethodAttr {
                 parsed.examples.extend(parse_example(cx, &meta, kind)?);
             } else if meta.path.is_ident("stream") {
                 parsed.stream = Some(parse_stream(cx, &meta)?);
+            } else if meta.path.is_ident("exclusive") {
+                parsed.turn.exclusive = parse_flag(cx, &meta)?.then(|| meta.path.clone());
+            } else if meta.path.is_ident("shared") {
+                parsed.turn.shared = parse_flag(cx, &meta)?.then(|| meta.path.clone());
+            } else if meta.path.is_ident("key") {
+                parsed.turn.key = Some(meta.value()?.parse()?);
+            } else if meta.path.is_ident("supersede") {
+                parsed.turn.supersede = parse_flag(cx, &meta)?.then(|| meta.path.clone());
             } else {
                 unknown_key(cx, &meta, &which, METHOD_KEYS)?;
             }

@@ -31,6 +31,7 @@ pub fn check(cx: &Ctxt, api: &Api) -> Verdict {
         check_args(cx, method);
         check_output(cx, method);
         check_stream(cx, method);
+        check_turn(cx, method);
         *rejected |= cx.error_count() > before;
     }
     Verdict { fatal, rejected }
@@ -306,6 +307,42 @@ fn check_stream(cx: &Ctxt, method: &Method) {
             ty,
             "a streaming method returns `RpcResult<impl Stream<Item = RpcResult<T>> + Send + 'static>` (any `...Result` for either), with the item type `T` written out",
         );
+    }
+}
+
+/// A method's turn is one access at most; a key is a JSON Pointer; only an
+/// exclusive method with a key can supersede.
+fn check_turn(cx: &Ctxt, method: &Method) {
+    let turn = &method.attr.turn;
+    if let (Some(_), Some(shared)) = (&turn.exclusive, &turn.shared) {
+        cx.error_spanned_by(
+            shared,
+            "a method is `exclusive` (it runs alone) or `shared` (it runs beside other shared ones), not both",
+        );
+    }
+    if let Some(key) = &turn.key
+        && !key.value().starts_with('/')
+    {
+        cx.error_spanned_by(
+            key,
+            format!(
+                "`key` is a JSON Pointer into the params, starting with `/`: `key = \"/{}\"`",
+                key.value()
+            ),
+        );
+    }
+    if let Some(supersede) = &turn.supersede {
+        if turn.exclusive.is_none() {
+            cx.error_spanned_by(
+                supersede,
+                "only an `exclusive` method supersedes: the shared requests with its key still in flight are cancelled when it arrives; add `exclusive`",
+            );
+        } else if turn.key.is_none() {
+            cx.error_spanned_by(
+                supersede,
+                "`supersede` cancels the shared requests with the same key: say where the key is, `key = \"/textDocument/uri\"`",
+            );
+        }
     }
 }
 

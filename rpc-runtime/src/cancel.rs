@@ -44,12 +44,17 @@ pub struct CancelPolicy {
     method: Cow<'static, str>,
     id_member: Cow<'static, str>,
     answer: Option<ErrorObject>,
+    superseded: ErrorObject,
     grace: Duration,
 }
 
 impl CancelPolicy {
     /// LSP's `RequestCancelled` error code.
     pub const LSP_REQUEST_CANCELLED: i64 = -32800;
+
+    /// LSP's `ContentModified` error code: what a request superseded by a
+    /// change to its document is answered with (see [`Turn`](crate::Turn)).
+    pub const LSP_CONTENT_MODIFIED: i64 = -32801;
 
     /// How long a handler that watches [`Context::cancelled`](crate::Context::cancelled)
     /// may go on after its request is cancelled, unless set otherwise.
@@ -82,8 +87,28 @@ impl CancelPolicy {
             method: method.into(),
             id_member: id_member.into(),
             answer: None,
+            superseded: Self::content_modified(),
             grace: Self::DEFAULT_GRACE,
         }
+    }
+
+    /// `-32801` `"Content modified"`, LSP's answer to a request whose
+    /// document changed while it ran.
+    pub(crate) fn content_modified() -> ErrorObject {
+        ErrorObject::new(Self::LSP_CONTENT_MODIFIED, "Content modified")
+    }
+
+    /// Answers each request superseded by an exclusive message with the same
+    /// key (see [`Turn::supersede`](crate::Turn::supersede)) with `error`
+    /// (default: `-32801` `"Content modified"`, as LSP has it).
+    pub fn supersede_with(mut self, error: ErrorObject) -> Self {
+        self.superseded = error;
+        self
+    }
+
+    /// What a superseded request is answered with.
+    pub fn superseded(&self) -> &ErrorObject {
+        &self.superseded
     }
 
     /// Answers each cancelled request with `error`.
@@ -240,11 +265,27 @@ mod watch {
         /// Set once the handler has asked for [`Context::cancelled`]: it
         /// then gets a grace period to clean up.
         watching: AtomicBool,
+        /// Set when the request was cancelled because an exclusive message
+        /// superseded it, not by its peer.
+        #[cfg(feature = "duplex")]
+        superseded: AtomicBool,
     }
 
     impl Watch {
         pub(crate) fn cancel(&self) {
             self.token.cancel();
+        }
+
+        /// Cancels the request because a change superseded it.
+        #[cfg(feature = "duplex")]
+        pub(crate) fn supersede(&self) {
+            self.superseded.store(true, Ordering::Release);
+            self.token.cancel();
+        }
+
+        #[cfg(feature = "duplex")]
+        pub(crate) fn is_superseded(&self) -> bool {
+            self.superseded.load(Ordering::Acquire)
         }
 
         #[cfg(feature = "duplex")]

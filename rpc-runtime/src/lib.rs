@@ -63,8 +63,8 @@ pub use client::{CallError, ClientError};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{
-    ErrorInfo, ErrorList, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle, ServiceInfo,
-    StreamFallback, StreamInfo,
+    Access, ErrorInfo, ErrorList, ExampleInfo, MethodInfo, MethodKind, ParamInfo, ParamStyle,
+    ServiceInfo, StreamFallback, StreamInfo, Turn,
 };
 pub use params::{DecodeParams, Whole};
 pub use router::{BuildError, Router, RouterBuilder};

@@ -9,8 +9,10 @@
 pub use crate::error_info::{ErrorInfo, ErrorList};
 
 mod stream;
+mod turn;
 
 pub use stream::{StreamFallback, StreamInfo};
+pub use turn::{Access, Turn};
 
 /// A service: one `#[rpc]` trait and its methods.
 ///
@@ -110,6 +112,7 @@ pub struct MethodInfo {
     error_list: Option<fn() -> &'static [ErrorInfo]>,
     examples: &'static [ExampleInfo],
     stream: Option<StreamInfo>,
+    turn: Turn,
     #[cfg(feature = "schema")]
     result_schema: Option<crate::schema::SchemaFn>,
 }
@@ -133,6 +136,7 @@ impl MethodInfo {
             error_list: None,
             examples: &[],
             stream: None,
+            turn: Turn::DEFAULT,
             #[cfg(feature = "schema")]
             result_schema: None,
         }
@@ -373,6 +377,19 @@ impl MethodInfo {
     /// How the method streams, if it does.
     pub const fn stream_info(&self) -> Option<&StreamInfo> {
         self.stream.as_ref()
+    }
+
+    /// Sets when the peer's messages for this method run on a two-way
+    /// connection, among the messages around them (`#[method(exclusive)]`,
+    /// `shared`, `key = ...`, `supersede`): see [`Turn`].
+    pub const fn turn(mut self, turn: Turn) -> Self {
+        self.turn = turn;
+        self
+    }
+
+    /// When the peer's messages for this method run, among the others.
+    pub const fn turn_info(&self) -> &Turn {
+        &self.turn
     }
 
     /// The function that writes the JSON Schema of the result, when the

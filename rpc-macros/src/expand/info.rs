@@ -154,9 +154,10 @@ fn method_info(method: &Method, krate: &syn::Path) -> TokenStream {
         (false, Some(output)) => Some(quote!(.error_type(#krate::__errors_fn!(#output)))),
         _ => None,
     };
+    let turn = turn(method, krate);
     let info = quote! {
         #krate::MethodInfo::#constructor(#name) #params #aliases #result #docs #style #lenient
-            #idempotent #deprecated #errors #error_type #examples #stream
+            #idempotent #deprecated #errors #error_type #examples #stream #turn
     };
     // Through an alias, the `Ok` type is found by the runtime: naming it
     // here would report a return type that is no `Result` once more.
@@ -195,4 +196,18 @@ fn param_info(arg: &Arg, krate: &syn::Path) -> TokenStream {
     });
     let rust_ty = &arg.ty;
     quote!(#krate::__with_schema!(param #krate::ParamInfo::new(#name, #ty) #optional #docs, #rust_ty))
+}
+
+/// `.turn(...)` for a method that declares one.
+fn turn(method: &Method, krate: &syn::Path) -> Option<TokenStream> {
+    let turn = &method.attr.turn;
+    let access = match (&turn.exclusive, &turn.shared) {
+        (Some(_), _) => quote!(#krate::Turn::exclusive()),
+        (None, Some(_)) => quote!(#krate::Turn::shared()),
+        (None, None) if turn.key.is_some() => quote!(#krate::Turn::DEFAULT),
+        (None, None) => return None,
+    };
+    let key = turn.key.as_ref().map(|key| quote!(.key(#key)));
+    let supersede = turn.supersede.is_some().then(|| quote!(.supersede()));
+    Some(quote!(.turn(#access #key #supersede)))
 }

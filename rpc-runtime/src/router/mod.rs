@@ -33,7 +33,7 @@ use crate::context::{self, Context};
 use crate::middleware::{self, CallLayer, CallRequest, DynLayer, Endpoint, Next};
 use crate::service::{Call, HandlerSlot, RpcService};
 use crate::wire::{self, Entry, Id, Message, Request};
-use crate::{CancelPolicy, ErrorObject, ServiceInfo};
+use crate::{CancelPolicy, ErrorObject, ServiceInfo, Turn};
 
 /// The default limit on the number of entries in a batch.
 pub const DEFAULT_MAX_BATCH_LEN: usize = 1024;
@@ -79,6 +79,9 @@ struct Inner {
     /// The names (and aliases) of the methods that stream.
     #[cfg(feature = "http")]
     streaming: Vec<&'static str>,
+    /// The methods (names and aliases) that declare their turn on a
+    /// two-way connection; empty when none does.
+    turns: HashMap<&'static str, &'static Turn>,
     #[cfg(feature = "schema")]
     discover: Option<discover::Discover>,
 }
@@ -132,6 +135,12 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
+        let turns = services
+            .iter()
+            .flat_map(|service| service.info().methods())
+            .filter(|method| !method.turn_info().is_default())
+            .flat_map(|method| method.names().map(move |name| (name, method.turn_info())))
+            .collect();
         Router {
             inner: Arc::new(Inner {
                 #[cfg(feature = "http")]
@@ -141,6 +150,7 @@ impl Router {
                 settings,
                 cancel: cancel.map(Arc::new),
                 layers,
+                turns,
                 #[cfg(feature = "schema")]
                 discover: None,
             }),
@@ -170,6 +180,17 @@ impl Router {
         self.inner.cancel.as_ref()
     }
 
+    /// When the peer's messages for `method` run on a two-way connection,
+    /// if its method declares it (see [`Turn`]).
+    pub fn turn_of(&self, method: &str) -> Option<&'static Turn> {
+        self.inner.turns.get(method).copied()
+    }
+
+    /// Whether any method declares its turn.
+    pub fn declares_turns(&self) -> bool {
+        !self.inner.turns.is_empty()
+    }
+
     /// The services this router dispatches to, in the order they were added.
     pub fn services(&self) -> impl Iterator<Item = &'static ServiceInfo> + '_ {
         self.inner.services.iter().map(|s| s.info())
@@ -195,14 +216,22 @@ impl Router {
     }
 
     /// Handles one message from the peer of a two-way connection, except a
-    /// lone notification or response: those it reports unrun, for the
-    /// connection to keep notifications in order and to hand responses to
-    /// the calls waiting for them. The one parse tells them apart, where a
-    /// scan before the parse would cost a request a tenth more.
+    /// lone notification (unless `run_notification`) or response: those it
+    /// reports unrun, for the connection to run notifications in their turn
+    /// and to hand responses to the calls waiting for them. The one parse
+    /// tells them apart, where a scan before the parse would cost a request
+    /// a tenth more.
     #[cfg(feature = "duplex")]
-    pub(crate) async fn handle_from_peer(&self, message: &[u8], context: &Context) -> FromPeer {
+    pub(crate) async fn handle_from_peer(
+        &self,
+        message: &[u8],
+        context: &Context,
+        run_notification: bool,
+    ) -> FromPeer {
         match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(Entry::Request(request))) if request.id().is_none() => {
+            Ok(Message::Single(Entry::Request(request)))
+                if request.id().is_none() && !run_notification =>
+            {
                 FromPeer::Notification
             }
             Ok(Message::Single(Entry::Invalid { response: true, .. })) => FromPeer::Response,

@@ -28,6 +28,7 @@ pub struct Limits {
     max_connections_per_peer: Option<usize>,
     idle_timeout_at_capacity: Duration,
     max_in_flight: usize,
+    max_backlog_size: usize,
     shutdown_timeout: Duration,
     header_timeout: Duration,
     body_timeout: Duration,
@@ -47,6 +48,7 @@ impl Default for Limits {
             max_connections_per_peer: None,
             idle_timeout_at_capacity: Duration::from_secs(1),
             max_in_flight: 64,
+            max_backlog_size: 4 * 1024 * 1024,
             shutdown_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
@@ -114,9 +116,45 @@ impl Limits {
 
     /// The most requests one connection may have running at once (default
     /// 64). Beyond it the server stops reading from that connection until one
-    /// finishes.
+    /// finishes, unless a handler waits for the peer's answer: see
+    /// [`max_backlog_size`](Self::max_backlog_size).
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// The most bytes of a WebSocket, TCP or stdio peer's messages one
+    /// connection holds unrun while a handler waits for that peer's answer
+    /// (default 4 MiB).
+    ///
+    /// A handler may call its peer and await the answer (a language server
+    /// asking its editor for `workspace/configuration`) while the peer goes
+    /// on sending messages that must run after the handler: the answer then
+    /// comes behind them. So while a handler waits, the connection reads on
+    /// even with every place for a request taken: responses to this end's
+    /// calls reach them at once, and the peer's requests and notifications
+    /// are held, in arrival order, for their turn; none is refused. This
+    /// limit bounds what is held: each message counts its length plus 64
+    /// bytes, and one is held while the total before it is under the limit,
+    /// so a connection holds at most this plus one message
+    /// ([`max_message_size`](Self::max_message_size)).
+    ///
+    /// A peer that sends more than that while the handler still waits has
+    /// its connection closed, after an error with a `null` id (`-32000`
+    /// `"Backlog over budget"`), and the handlers still running are dropped.
+    /// Pausing the reading instead would leave the awaited answer unread
+    /// behind the unread bytes: the very deadlock the backlog prevents.
+    /// When no handler waits, a full connection simply stops reading
+    /// (backpressure), as [`max_in_flight`](Self::max_in_flight) says.
+    ///
+    /// ```
+    /// use typed_rpc::transport::Limits;
+    ///
+    /// let limits = Limits::default().max_backlog_size(16 << 20);
+    /// assert_eq!(limits.backlog_size(), 16 << 20);
+    /// ```
+    pub fn max_backlog_size(mut self, bytes: usize) -> Self {
+        self.max_backlog_size = bytes;
         self
     }
 
@@ -261,6 +299,12 @@ impl Limits {
     /// The most requests running at once on one connection.
     pub fn in_flight(&self) -> usize {
         self.max_in_flight
+    }
+
+    /// The most bytes held unrun while a handler waits for its peer (see
+    /// [`max_backlog_size`](Limits::max_backlog_size)).
+    pub fn backlog_size(&self) -> usize {
+        self.max_backlog_size
     }
 
     /// How long a graceful shutdown waits.

@@ -2,12 +2,16 @@
 
 #[cfg(feature = "duplex")]
 mod classify;
+#[cfg(feature = "duplex")]
+mod head;
 mod id;
 mod request;
 mod response;
 
 #[cfg(feature = "duplex")]
 pub(crate) use classify::{Incoming, classify, is_object};
+#[cfg(feature = "duplex")]
+pub(crate) use head::Head;
 pub use id::Id;
 pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};

@@ -19,8 +19,10 @@
 //! | `message.rs` | [`MessageReader`] and [`MessageWriter`], what a transport implements |
 //! | `open.rs` | a connection's settings, the constructors, the driver of both loops |
 //! | `reader.rs` | the read loop: the peer's requests to the router, responses to their calls |
-//! | `order.rs` | the peer's notifications, in order with what follows them |
-//! | `cancel.rs` | the peer's requests in flight, by id, for its cancel notifications |
+//! | `order.rs` | the peer's messages in the order their methods ask for, responses to our calls |
+//! | `schedule.rs` | when each message may start: exclusive ones alone, shared ones together |
+//! | `backlog.rs` | what is read past, while requests wait for room, to find a response a handler waits for |
+//! | `cancel.rs` | the peer's requests in flight, by id for its cancel notifications, by key for superseding |
 //! | `writer.rs` | the write loop and its two queues |
 //! | `subscribed.rs` | this end's subscriptions to the peer: their items, by id |
 //! | `subscriptions.rs` | the peer's subscriptions: ids, limits, subscribe and unsubscribe |
@@ -30,6 +32,7 @@
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
+mod backlog;
 mod cancel;
 mod direct;
 mod lend;
@@ -38,6 +41,7 @@ mod open;
 mod order;
 mod producers;
 mod reader;
+mod schedule;
 mod span;
 mod subscribed;
 mod subscriptions;
@@ -91,7 +95,11 @@ const FIRST_ID: u64 = 1;
 
 struct Shared {
     outbox: mpsc::Sender<writer::Outbound>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Bytes>>>,
+    /// This end's calls waiting for their responses, by id.
+    pending: Mutex<HashMap<u64, Pending>>,
+    /// Notified when a handler starts a call: a read loop that waits for
+    /// room for the peer's requests then reads on, for the response.
+    handler_called: tokio::sync::Notify,
     next_id: AtomicU64,
     /// Cancelled when the connection is ending: no more calls are accepted.
     closing: CancellationToken,
@@ -106,6 +114,42 @@ struct Shared {
     /// This end's subscriptions to the peer.
     subscribed: subscribed::Subscribed,
     budget: Budget,
+}
+
+/// A call waiting for its response.
+struct Pending {
+    reply: oneshot::Sender<Bytes>,
+    /// The connection's owner made it (not a handler): its response waits
+    /// until the peer's messages before it have run.
+    in_order: bool,
+}
+
+impl Shared {
+    /// Whether the call `id` is one the connection's owner made.
+    fn is_owners_call(&self, id: Option<u64>) -> bool {
+        id.and_then(|id| lock(&self.pending).get(&id).map(|pending| pending.in_order))
+            .unwrap_or(false)
+    }
+
+    /// Whether a handler waits for a response from the peer.
+    fn handler_calls_waiting(&self) -> bool {
+        !no_calls_waiting(self)
+            && lock(&self.pending)
+                .values()
+                .any(|pending| !pending.in_order)
+    }
+
+    /// Resolves once a handler waits for a response from the peer.
+    async fn handler_waits(&self) {
+        loop {
+            // Made before the check: a call that starts in between still wakes it.
+            let called = self.handler_called.notified();
+            if self.handler_calls_waiting() {
+                return;
+            }
+            called.await;
+        }
+    }
 }
 
 struct CloseOnDrop(CancellationToken);
@@ -277,15 +321,21 @@ impl Connection {
             .next_id
             .fetch_add(count as u64, Ordering::Relaxed);
         let ids = first..first + count as u64;
+        // The owner's handles are the ones that close the connection.
+        let in_order = self._owner.is_some();
         let mut pending = lock(&self.shared.pending);
         let replies = ids
             .clone()
             .map(|id| {
-                let (reply_tx, reply_rx) = oneshot::channel();
-                pending.insert(id, reply_tx);
+                let (reply, reply_rx) = oneshot::channel();
+                pending.insert(id, Pending { reply, in_order });
                 reply_rx
             })
             .collect();
+        drop(pending);
+        if !in_order {
+            self.shared.handler_called.notify_waiters();
+        }
         (ids, replies)
     }
 
@@ -363,7 +413,7 @@ fn deliver(
     let single = matches!(responses.as_slice(), [(_, raw)] if raw.get().len() == message.len());
     for (id, raw) in responses {
         let waiting = id.and_then(|id| lock(&shared.pending).remove(&id));
-        match waiting {
+        match waiting.map(|pending| pending.reply) {
             // A lone response is the whole message: hand it over without a copy.
             Some(reply) if single => drop(reply.send(message.clone())),
             Some(reply) => drop(reply.send(Bytes::copy_from_slice(raw.get().as_bytes()))),

@@ -40,6 +40,9 @@ pub(crate) struct Setup {
     pub(crate) context: Context,
     /// The most requests from the peer running at once.
     pub(crate) max_in_flight: usize,
+    /// The most bytes of the peer's messages held unrun while a handler
+    /// waits for the peer's answer (see [`Limits::max_backlog_size`]).
+    pub(crate) max_backlog: usize,
     /// Close after this long without a message while nothing is in flight.
     pub(crate) idle_timeout: Option<Duration>,
     /// Close when one write waits this long for the peer to read.
@@ -134,6 +137,7 @@ where
         router: handlers,
         context,
         max_in_flight,
+        max_backlog: Limits::default().backlog_size(),
         idle_timeout: None,
         write_timeout: None,
         stopping: CancellationToken::new(),
@@ -167,6 +171,7 @@ where
     let shared = Arc::new(Shared {
         outbox,
         pending: Mutex::new(HashMap::new()),
+        handler_called: tokio::sync::Notify::new(),
         next_id: AtomicU64::new(FIRST_ID),
         closing: CancellationToken::new(),
         unreachable: CancellationToken::new(),

@@ -1,99 +1,124 @@
-//! Keeping the peer's notifications in order with what follows them.
+//! The peer's messages in the order their methods ask for, and responses that never wait on handlers.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use tokio::sync::{mpsc, watch};
-use tokio_util::task::AbortOnDropHandle;
-use tracing::Instrument;
 
-use super::{Setup, Shared, deliver};
-use crate::Context;
-use crate::wire::{self, Incoming};
+use super::schedule::{Kind, Schedule, Ticket};
+use super::{Shared, deliver};
+use crate::Router;
+use crate::wire::{self, Head, Incoming};
 
-/// Keeps the peer's notifications in order: they run one after another, and
-/// whatever arrives after a notification (a request, a response to one of
-/// our calls) waits until it has run. An LSP server sees `didChange` before
-/// the `hover` that follows it; an MCP client sees every progress
-/// notification before the result. Requests still run concurrently with one
-/// another.
-#[derive(Default)]
+/// Admits the peer's requests and notifications into the connection's
+/// [`Schedule`], each as its method's [`Turn`] says, and hands responses to
+/// the calls waiting for them.
+///
+/// Without declared turns, notifications run one after another, and what
+/// arrives after one waits until it has run (an LSP server sees
+/// `didChange` before the `hover` that follows it; an MCP client sees
+/// every progress notification before the result), while requests run
+/// concurrently and nothing waits for them. A router that declares turns
+/// has each message's method read before it runs; a batch there runs alone.
 pub(super) struct Order {
-    /// Runs the notifications; started at the first one, as most
-    /// connections never get one (a task and a queue saved per connection).
-    runner: Option<Runner>,
-    /// How many notifications have been queued.
-    received: u64,
+    schedule: Schedule,
+    /// The router declares turns.
+    declared: bool,
 }
 
-/// The task that runs a connection's notifications, one after another.
-pub(super) struct Runner {
-    queue: mpsc::Sender<(u64, Bytes)>,
-    /// How many have run.
-    done: watch::Receiver<u64>,
-    /// Dropping it aborts the task.
-    task: AbortOnDropHandle<()>,
+/// A message admitted: its ticket, and what superseding needs.
+pub(super) struct Admitted {
+    pub(super) ticket: Ticket,
+    /// The key of a request whose method declares one: an exclusive
+    /// message with the same key may supersede it.
+    pub(super) key: Option<Box<str>>,
+    /// The key of an exclusive message that supersedes: the shared
+    /// requests with it still in flight are to be cancelled.
+    pub(super) supersedes: Option<Box<str>>,
 }
 
 impl Order {
-    /// The runner, started now if it has not been.
-    fn runner(&mut self, setup: &Setup, context: &Arc<Context>, shared: &Shared) -> &mut Runner {
-        self.runner.get_or_insert_with(|| {
-            let (queue, mut queued) = mpsc::channel::<(u64, Bytes)>(setup.max_in_flight);
-            let (done_tx, done) = watch::channel(0);
-            let (router, context, outbox) =
-                (setup.router.clone(), context.clone(), shared.outbox.clone());
-            let task = AbortOnDropHandle::new(tokio::spawn(
-                async move {
-                    while let Some((number, message)) = queued.recv().await {
-                        // An invalid notification is answered, as the protocol says.
-                        if let Some(reply) = router.handle_with(&message, &context).await {
-                            let _ = outbox.send(reply.into()).await;
-                        }
-                        done_tx.send_replace(number);
-                    }
-                }
-                // The notifications' spans open in the connection's, as its
-                // requests' do.
-                .in_current_span(),
-            ));
-            Runner { queue, done, task }
-        })
-    }
-
-    /// Lets the notifications queued so far run, and waits for them.
-    pub(super) async fn finish(self) {
-        if let Some(Runner { queue, task, .. }) = self.runner {
-            drop(queue);
-            let _ = task.await;
+    pub(super) fn new(router: &Router) -> Self {
+        Order {
+            schedule: Schedule::new(),
+            declared: router.declares_turns(),
         }
     }
 
-    /// Whether every notification received so far has run.
-    pub(super) fn is_settled(&self) -> bool {
-        self.runner
-            .as_ref()
-            .is_none_or(|runner| *runner.done.borrow() >= self.received)
+    /// Whether each message must be read for its method before it runs.
+    pub(super) fn is_declared(&self) -> bool {
+        self.declared
     }
 
-    /// Resolves once every notification received so far has run.
-    pub(super) fn settled(&self) -> impl Future<Output = ()> + Send + use<> {
-        let received = self.received;
-        let done = match &self.runner {
-            Some(runner) if !self.is_settled() => Some(runner.done.clone()),
-            _ => None,
+    /// Admits the next message: a lone notification if `notification`,
+    /// else a request or a batch.
+    pub(super) fn admit(
+        &mut self,
+        router: &Router,
+        message: &[u8],
+        notification: bool,
+    ) -> Admitted {
+        let undeclared = |schedule: &mut Schedule| Admitted {
+            ticket: schedule.admit(match notification {
+                true => Kind::InOrder,
+                false => Kind::Loose,
+            }),
+            key: None,
+            supersedes: None,
         };
-        async move {
-            // An error means the notification task has ended: nothing to wait for.
-            if let Some(mut done) = done {
-                let _ = done.wait_for(|done| *done >= received).await;
-            }
+        if !self.declared {
+            return undeclared(&mut self.schedule);
+        }
+        if !wire::is_object(message) {
+            // A batch: what its entries declare is not looked into.
+            return Admitted {
+                ticket: self.schedule.admit(Kind::Exclusive),
+                key: None,
+                supersedes: None,
+            };
+        }
+        let Some(head) = Head::read(message) else {
+            return undeclared(&mut self.schedule);
+        };
+        let Some(turn) = head
+            .method
+            .as_deref()
+            .and_then(|method| router.turn_of(method))
+        else {
+            return undeclared(&mut self.schedule);
+        };
+        let kind = match (turn.access(), notification) {
+            (Some(crate::Access::Exclusive), _) => Kind::Exclusive,
+            (Some(crate::Access::Shared), _) => Kind::Shared,
+            (None, false) => Kind::Loose,
+            (None, true) => Kind::InOrder,
+        };
+        let key = turn.key_pointer().and_then(|pointer| head.key(pointer));
+        let supersedes = match kind == Kind::Exclusive && turn.supersedes() {
+            true => key.clone(),
+            false => None,
+        };
+        Admitted {
+            ticket: self.schedule.admit(kind),
+            key: key.filter(|_| !notification && matches!(kind, Kind::Shared | Kind::Loose)),
+            supersedes,
         }
     }
 
-    /// Hands `responses` (from `message`) to their calls: now, or once the
-    /// notifications that came before them have run.
+    /// Whether every exclusive and in-order message admitted has run.
+    pub(super) fn is_settled(&self) -> bool {
+        self.schedule.is_settled()
+    }
+
+    /// Resolves once every exclusive and in-order message admitted has run.
+    pub(super) fn settled(&self) -> impl Future<Output = ()> + Send + use<> {
+        self.schedule.settled()
+    }
+
+    /// Hands `responses` (from `message`) to their calls. A call the
+    /// connection's owner made gets its response once the messages before
+    /// it have run; a call a handler made gets it at once: the handler may
+    /// be what those messages wait for, and must never wait on itself.
     pub(super) fn deliver(
         &self,
         shared: &Arc<Shared>,
@@ -103,35 +128,26 @@ impl Order {
         if self.is_settled() {
             return deliver(shared, message, responses);
         }
+        let (later, now): (Vec<_>, Vec<_>) = responses
+            .into_iter()
+            .partition(|(id, _)| shared.is_owners_call(*id));
+        if !now.is_empty() {
+            deliver(shared, message, now);
+        }
+        if later.is_empty() {
+            return;
+        }
+        let ids: Vec<Option<u64>> = later.into_iter().map(|(id, _)| id).collect();
         let (shared, message, settled) = (shared.clone(), message.clone(), self.settled());
         tokio::spawn(async move {
             settled.await;
             match wire::classify(&message) {
                 Incoming::Responses(responses) | Incoming::Mixed { responses, .. } => {
-                    deliver(&shared, &message, responses)
+                    let owners = responses.into_iter().filter(|(id, _)| ids.contains(id));
+                    deliver(&shared, &message, owners.collect())
                 }
                 Incoming::Notification | Incoming::ForRouter => {}
             }
         });
-    }
-
-    /// Queues a notification; `false` if the connection is closing.
-    pub(super) async fn queue(
-        &mut self,
-        message: Bytes,
-        setup: &Setup,
-        context: &Arc<Context>,
-        shared: &Shared,
-    ) -> bool {
-        // An item of one of this end's subscriptions is for its reader.
-        if shared.subscribed.route(&message).await {
-            return true;
-        }
-        self.received += 1;
-        let number = self.received;
-        tokio::select! {
-            sent = self.runner(setup, context, shared).queue.send((number, message)) => sent.is_ok(),
-            () = shared.closing.cancelled() => false,
-        }
     }
 }

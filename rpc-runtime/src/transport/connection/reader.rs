@@ -13,8 +13,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tracing::{Instrument, Span};
 
+use super::backlog::{Backlog, over_budget};
 use super::cancel::Cancels;
 use super::order::Order;
+use super::schedule::Ticket;
 use super::writer::{Outbound, Replies};
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
 use crate::router::FromPeer;
@@ -49,8 +51,12 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         tokio::runtime::Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
     );
-    let mut order = Order::default();
+    let mut order = Order::new(&setup.router);
     let mut cancels = Cancels::of(&setup.router, setup.max_in_flight);
+    // What was read past while the requests before it waited for room.
+    let mut backlog = Backlog::new(setup.max_backlog);
+    // A lone notification the router left unrun, to run in its turn.
+    let mut carried: Option<Bytes> = None;
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`). One `Rare` waits for all that
     // interrupts the reading: the connection closing or the server stopping
@@ -70,67 +76,84 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         }),
     ));
     'reading: loop {
-        let read = match interrupts.race(pin!(reader.read_message())).await {
-            Raced::Done(read) => Some(read),
-            Raced::Interrupted(Event::First) => break,
-            Raced::Interrupted(Event::Second) => None,
-        };
-        let message = match read {
-            Some(Ok(Inbound::Message(message))) => message,
-            Some(Ok(Inbound::TooLarge)) => {
+        let (message, unrun) = match carried.take() {
+            Some(notification) => (notification, true),
+            None => {
+                let read = match backlog.next() {
+                    Some(held) => Some(held),
+                    None => match interrupts.race(pin!(reader.read_message())).await {
+                        Raced::Done(read) => Some(read),
+                        Raced::Interrupted(Event::First) => break,
+                        Raced::Interrupted(Event::Second) => None,
+                    },
+                };
+                let message = match read {
+                    Some(Ok(Inbound::Message(message))) => message,
+                    Some(Ok(Inbound::TooLarge)) => {
+                        active.store(true, Ordering::Relaxed);
+                        touch(setup);
+                        let _ = shared.outbox.send(too_large().into()).await;
+                        continue;
+                    }
+                    // Idle: close only if nothing is going on, else wait a whole
+                    // timeout again.
+                    None if idle(&in_flight, shared) && order.is_settled() => {
+                        cut_short = false;
+                        break;
+                    }
+                    None => continue,
+                    Some(Ok(Inbound::Closed)) => {
+                        if setup.answer_after_close.is_none() {
+                            shared.unreachable.cancel();
+                        }
+                        peer_closed = true;
+                        cut_short = false;
+                        break;
+                    }
+                    Some(Err(err)) => {
+                        tracing::debug!(%err, "connection read failed");
+                        shared.unreachable.cancel();
+                        cut_short = false;
+                        break;
+                    }
+                };
                 active.store(true, Ordering::Relaxed);
                 touch(setup);
-                let _ = shared.outbox.send(too_large().into()).await;
-                continue;
-            }
-            // Idle: close only if nothing is going on, else wait a whole
-            // timeout again.
-            None if idle(&in_flight, shared) && order.is_settled() => {
-                cut_short = false;
-                break;
-            }
-            None => continue,
-            Some(Ok(Inbound::Closed)) => {
-                if setup.answer_after_close.is_none() {
-                    shared.unreachable.cancel();
-                }
-                peer_closed = true;
-                cut_short = false;
-                break;
-            }
-            Some(Err(err)) => {
-                tracing::debug!(%err, "connection read failed");
-                shared.unreachable.cancel();
-                cut_short = false;
-                break;
+                (message, false)
             }
         };
-        active.store(true, Ordering::Relaxed);
-        touch(setup);
         // A lone object that could only be for the router or dropped (no
-        // call of ours waits for a response, nothing is queued before it,
-        // a permit is free) goes straight to the router, which tells a
-        // notification or a response from a request as it parses: nearly
-        // every message a server gets. The rest are sorted first.
+        // turns declared, no call of ours waits for a response, nothing is
+        // queued before it, a permit is free) goes straight to the router,
+        // which tells a notification or a response from a request as it
+        // parses: nearly every message a server gets. The rest are sorted
+        // first.
         let direct = inline
+            && !unrun
+            && !order.is_declared()
             && order.is_settled()
             && in_flight.has_free()
             && wire::is_object(&message)
             && no_calls_waiting(shared);
-        let request = if direct {
-            message
+        let (request, notification) = if direct {
+            (message, false)
         } else {
-            match wire::classify(&message) {
+            let incoming = match unrun {
+                true => Incoming::Notification,
+                false => wire::classify(&message),
+            };
+            match incoming {
                 Incoming::Notification => {
                     if is_cancel(&mut cancels, &message) {
                         continue;
                     }
-                    if !order.queue(message, setup, &context, shared).await {
-                        break;
+                    // An item of one of this end's subscriptions is for its reader.
+                    if shared.subscribed.route(&message).await {
+                        continue;
                     }
-                    continue;
+                    (message, true)
                 }
-                Incoming::ForRouter => message,
+                Incoming::ForRouter => (message, false),
                 Incoming::Responses(responses) => {
                     order.deliver(shared, &message, responses);
                     continue;
@@ -143,14 +166,16 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                     // to the router.
                     let requests = Bytes::from(batch_of(&requests));
                     order.deliver(shared, &message, responses);
-                    requests
+                    (requests, false)
                 }
             }
         };
         // A permit is nearly always free: waiting for one is the slow path.
         let permit = match in_flight.try_take() {
             Some(permit) => permit,
-            // Requests are in flight: the idle timeout does not apply.
+            // Requests are in flight: the idle timeout does not apply. While
+            // a handler waits for the peer's response, read on for it: it
+            // must not wait behind the requests that wait for the handler.
             None => loop {
                 tokio::select! {
                     biased;
@@ -158,14 +183,29 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                         break 'reading;
                     },
                     permit = in_flight.take() => break permit,
+                    read = async {
+                        shared.handler_waits().await;
+                        reader.read_message().await
+                    }, if backlog.can_read() => {
+                        if backlog.hold(read, &order, shared, &mut cancels).is_err() {
+                            over_budget(shared, setup.max_backlog).await;
+                            break 'reading;
+                        }
+                    }
                 }
             },
         };
-        let (settled, outbox) = (order.settled(), &shared.outbox);
+        let admitted = order.admit(&setup.router, &request, notification);
+        if let (Some(key), Some(cancels)) = (&admitted.supersedes, cancels.as_mut()) {
+            cancels.supersede(key);
+        }
+        let outbox = &shared.outbox;
         // Kept to find the request's id should it have to wait, and only
-        // with a cancel policy: a reference count (on WebSocket, a small
-        // allocation), where parsing every request for its id would cost more.
-        let held = cancels.is_some().then(|| request.clone());
+        // when it can be cancelled: a reference count (on WebSocket, a
+        // small allocation), where parsing every request for its id would
+        // cost more.
+        let held = (cancels.is_some() && !notification).then(|| request.clone());
+        let (ticket, key) = (admitted.ticket, admitted.key);
         if inline {
             // In a box, where it can be polled and still move to a task;
             // boxed before the read loop awaits anything, so the
@@ -174,8 +214,8 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             // the call is made, so that the call is made in it: moved as a
             // value, the whole future (mostly room for the states it has
             // not reached) would be copied on the way, more than once.
-            let call = Box::write(Box::new_uninit(), serve(settled, setup, &context, request));
-            let call = Box::into_pin(call);
+            let call = serve(ticket, setup, &context, request, notification);
+            let call = Box::into_pin(Box::write(Box::new_uninit(), call));
             // Polled once with the task's context, in place: no future of
             // its own for the first poll (see `Running::inline`).
             let mut running = Some(Running {
@@ -184,20 +224,14 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 outbox,
                 held,
                 span,
+                key,
             });
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
                 Poll::Ready(running.inline(cx, &mut replies, &mut requests, &mut cancels))
             });
             match unserved.await {
-                Some(Served::Notification(message)) => {
-                    if is_cancel(&mut cancels, &message) {
-                        continue;
-                    }
-                    if !order.queue(message, setup, &context, shared).await {
-                        break;
-                    }
-                }
+                Some(Served::Notification(message)) => carried = Some(message),
                 Some(Served::Response(message)) => {
                     if let Incoming::Responses(responses) = wire::classify(&message) {
                         order.deliver(shared, &message, responses);
@@ -206,13 +240,14 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 Some(Served::Reply(_)) | None => {}
             }
         } else {
-            let call = serve(settled, setup, &context, request);
+            let call = serve(ticket, setup, &context, request, notification);
             Running {
                 call,
                 permit,
                 outbox,
                 held,
                 span,
+                key,
             }
             .spawn(&mut requests, &mut cancels);
         }
@@ -223,7 +258,6 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     // replies, then close; but a request whose reply can no longer reach
     // the peer is dropped, its handler with it, and so is one still running
     // long after the peer closed its end.
-    order.finish().await;
     let patience = async {
         match setup.answer_after_close.filter(|_| peer_closed) {
             Some(patience) => tokio::time::sleep(patience).await,
@@ -254,23 +288,29 @@ async fn drop_running(requests: &mut JoinSet<()>, in_flight: &InFlight) {
 pub(super) enum Served {
     /// The router's reply, if any.
     Reply(Option<String>),
-    /// A lone notification, not run: it goes to the notifications' queue.
+    /// A lone notification, not run: it is run again in its turn.
     Notification(Bytes),
     /// A lone response, for the call it answers.
     Response(Bytes),
 }
 
-/// Serves `request` once the notifications before it have run (`settled`).
+/// Serves `request` (a lone notification if `notification`) in the turn
+/// its `ticket` gives it, holding the ticket until it is done.
 pub(super) fn serve(
-    settled: impl Future<Output = ()> + Send + 'static,
+    ticket: Ticket,
     setup: &Setup,
     context: &Arc<Context>,
     request: Bytes,
+    notification: bool,
 ) -> impl Future<Output = Served> + Send + 'static {
     let (router, context) = (setup.router.clone(), context.clone());
     async move {
-        settled.await;
-        match router.handle_from_peer(&request, &context).await {
+        ticket.turn().await;
+        // An invalid notification is answered, as the protocol says.
+        match router
+            .handle_from_peer(&request, &context, notification)
+            .await
+        {
             FromPeer::Reply(reply) => Served::Reply(reply),
             FromPeer::Notification => Served::Notification(request),
             FromPeer::Response => Served::Response(request),
@@ -280,7 +320,7 @@ pub(super) fn serve(
 
 /// Whether `notification` is the router's cancel notification; if so, it
 /// has been acted on.
-fn is_cancel(cancels: &mut Option<Cancels>, notification: &[u8]) -> bool {
+pub(super) fn is_cancel(cancels: &mut Option<Cancels>, notification: &[u8]) -> bool {
     cancels
         .as_mut()
         .is_some_and(|cancels| cancels.cancel(notification))
@@ -297,6 +337,8 @@ pub(super) struct Running<'a, F> {
     /// The connection's span, in which a call that runs as a task opens
     /// its own, as one polled inline does.
     span: &'a Span,
+    /// Its key, if an exclusive message may supersede it.
+    key: Option<Box<str>>,
 }
 
 impl<F> Running<'_, Pin<Box<F>>>
@@ -345,11 +387,12 @@ where
             outbox,
             held,
             span,
+            key,
         } = self;
         let cancellable = cancels
             .as_mut()
             .zip(held)
-            .and_then(|(cancels, request)| cancels.register(&request));
+            .and_then(|(cancels, request)| cancels.register(&request, key));
         // The request may lend its place while it waits on the peer.
         let call = super::lend::lending(&permit, outbox, call);
         let outbox = outbox.clone();

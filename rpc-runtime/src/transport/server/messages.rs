@@ -77,6 +77,7 @@ impl Server {
             router: self.router.clone(),
             context,
             max_in_flight: self.limits.in_flight(),
+            max_backlog: self.limits.backlog_size(),
             idle_timeout: timers.idle,
             write_timeout: timers.write,
             stopping: presence.as_ref().map_or_else(

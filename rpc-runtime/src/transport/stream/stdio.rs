@@ -23,7 +23,7 @@ use tokio::net::unix::pipe;
 ///
 /// ```no_run
 /// # async fn demo() -> std::io::Result<()> {
-/// use rpc_runtime::transport::stream::stdio;
+/// use typed_rpc::transport::stream::stdio;
 /// use tokio::io::{AsyncBufReadExt, BufReader};
 ///
 /// let (stdin, _stdout) = stdio();

@@ -318,6 +318,7 @@ impl WsConnector {
             router: self.handlers.clone(),
             context,
             max_in_flight: self.max_in_flight,
+            max_backlog: Limits::default().backlog_size(),
             idle_timeout: None,
             write_timeout: None,
             stopping: Default::default(),

@@ -112,6 +112,7 @@ pub(crate) fn upgrade(
         router: shared.router.clone(),
         context,
         max_in_flight: shared.limits.in_flight(),
+        max_backlog: shared.limits.backlog_size(),
         idle_timeout: Some(shared.limits.idle_wait()),
         write_timeout: Some(shared.limits.write_wait()),
         // The connection's own when the listener admitted it: cancelled
