@@ -1,0 +1,301 @@
+//! A child process that ends with its guard: asked to stop first (with the
+//! signal it expects), killed when it has not within a grace period; and
+//! its output read line by line on a thread of its own, so that a full pipe
+//! never blocks it.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, ExitStatus};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::{Error, Result};
+
+/// How a child is asked to stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// `SIGTERM`: what most programs take as "stop now, cleanly".
+    Terminate,
+    /// `SIGINT`: PostgreSQL's fast shutdown.
+    Interrupt,
+    /// `SIGQUIT`: nginx's graceful shutdown.
+    Quit,
+    /// `SIGKILL`: no asking.
+    Kill,
+}
+
+impl Signal {
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Terminate => "TERM",
+            Signal::Interrupt => "INT",
+            Signal::Quit => "QUIT",
+            Signal::Kill => "KILL",
+        }
+    }
+}
+
+/// A running child process, ended when the guard drops, also when a test
+/// panics: sent its stop signal (`SIGTERM` unless set), killed if it has
+/// not exited within the grace period (5 s unless set).
+///
+/// ```no_run
+/// use std::process::{Command, Stdio};
+/// use std::time::Duration;
+/// use typed_rpc_test_support::child::ChildGuard;
+///
+/// let mut server = ChildGuard::spawn(
+///     Command::new("node").arg("server.js").stdout(Stdio::piped()),
+/// )
+/// .unwrap();
+/// let mut lines = server.stdout_lines().unwrap();
+/// let url = lines.wait_for("listening on ", Duration::from_secs(30)).unwrap();
+/// # let _ = url;
+/// // ...
+/// drop(server); // SIGTERM, then SIGKILL 5 s later if need be
+/// ```
+#[derive(Debug)]
+pub struct ChildGuard {
+    child: Child,
+    shown: String,
+    signal: Signal,
+    grace: Duration,
+    status: Option<ExitStatus>,
+}
+
+impl ChildGuard {
+    /// Starts `command`; set its stdio first (what is not set is inherited).
+    pub fn spawn(command: &mut Command) -> Result<ChildGuard> {
+        let shown = format!("{command:?}");
+        let child = command
+            .spawn()
+            .map_err(|err| Error::new(format!("cannot start {shown}: {err}")))?;
+        Ok(ChildGuard {
+            child,
+            shown,
+            signal: Signal::Terminate,
+            grace: Duration::from_secs(5),
+            status: None,
+        })
+    }
+
+    /// Asks the child to stop with `signal` instead of `SIGTERM`.
+    pub fn stop_signal(mut self, signal: Signal) -> ChildGuard {
+        self.signal = signal;
+        self
+    }
+
+    /// How long the child may take to stop once asked before it is killed.
+    pub fn grace(mut self, grace: Duration) -> ChildGuard {
+        self.grace = grace;
+        self
+    }
+
+    /// The command, as `Debug` shows it: for messages.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The child's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The child itself: its pipes, its status.
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Its stdout (which must have been piped), read line by line.
+    pub fn stdout_lines(&mut self) -> Result<Lines> {
+        match self.child.stdout.take() {
+            Some(pipe) => Ok(Lines::read(pipe, format!("{} (stdout)", self.shown))),
+            None => Err(Error::new(format!("{}: stdout is not piped", self.shown))),
+        }
+    }
+
+    /// Its stderr (which must have been piped), read line by line.
+    pub fn stderr_lines(&mut self) -> Result<Lines> {
+        match self.child.stderr.take() {
+            Some(pipe) => Ok(Lines::read(pipe, format!("{} (stderr)", self.shown))),
+            None => Err(Error::new(format!("{}: stderr is not piped", self.shown))),
+        }
+    }
+
+    /// Its exit status if it has exited.
+    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            self.status = self.child.try_wait().ok().flatten();
+        }
+        self.status
+    }
+
+    /// Waits up to `limit` for the child to exit on its own: its status, or
+    /// `None` if it still runs.
+    pub fn wait_within(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Sends `signal` to the child now, whatever its stop signal is.
+    pub fn signal(&mut self, signal: Signal) {
+        if self.try_wait().is_some() {
+            return;
+        }
+        let sent = Command::new("kill")
+            .args(["-s", signal.name(), &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|status| status.success());
+        // Without a `kill` program, only the kill std can send is left.
+        if !sent {
+            let _ = self.child.kill();
+        }
+    }
+
+    /// Stops the child: its stop signal, then `SIGKILL` if it has not
+    /// exited within the grace period. Its exit status.
+    pub fn stop(&mut self) -> ExitStatus {
+        if let Some(status) = self.try_wait() {
+            return status;
+        }
+        self.signal(self.signal);
+        if let Some(status) = self.wait_within(self.grace) {
+            return status;
+        }
+        let _ = self.child.kill();
+        let status = self.child.wait().expect("waiting for a killed child");
+        self.status = Some(status);
+        status
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The most lines a [`Lines`] keeps unread: past it the oldest go, so that
+/// a chatty child nobody reads never grows memory without bound.
+const KEPT: usize = 1000;
+
+#[derive(Default)]
+struct Queue {
+    lines: VecDeque<String>,
+    ended: bool,
+}
+
+/// A child's output, read line by line on a thread of its own to its end,
+/// whether or not anyone reads the lines.
+pub struct Lines {
+    shown: String,
+    queue: Arc<(Mutex<Queue>, Condvar)>,
+}
+
+impl Lines {
+    /// Reads `pipe` on a thread; `shown` names it in messages.
+    pub fn read(pipe: impl Read + Send + 'static, shown: String) -> Lines {
+        let queue = Arc::new((Mutex::new(Queue::default()), Condvar::new()));
+        let writer = queue.clone();
+        std::thread::spawn(move || {
+            let (queue, arrived) = &*writer;
+            let push = |line: Option<String>| {
+                let mut queue = queue.lock().unwrap_or_else(|p| p.into_inner());
+                match line {
+                    Some(line) => {
+                        if queue.lines.len() == KEPT {
+                            queue.lines.pop_front();
+                        }
+                        queue.lines.push_back(line);
+                    }
+                    None => queue.ended = true,
+                }
+                arrived.notify_all();
+            };
+            let mut reader = BufReader::new(pipe);
+            let mut line = Vec::new();
+            // Bytes, not `lines()`: a line that is not UTF-8 must not stop the reading.
+            while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                let text = String::from_utf8_lossy(&line);
+                push(Some(text.trim_end_matches(['\n', '\r']).to_owned()));
+                line.clear();
+            }
+            push(None);
+        });
+        Lines { shown, queue }
+    }
+
+    /// The next line, waiting up to `limit`; `None` when the output ended
+    /// or time ran out.
+    pub fn next_within(&mut self, limit: Duration) -> Option<String> {
+        let (queue, arrived) = &*self.queue;
+        let queue = queue.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut queue, _) = arrived
+            .wait_timeout_while(queue, limit, |queue| queue.lines.is_empty() && !queue.ended)
+            .unwrap_or_else(|p| p.into_inner());
+        queue.lines.pop_front()
+    }
+
+    /// Reads lines until one starts with `prefix`, for up to `limit`; the
+    /// rest of that line, trimmed. The error quotes the last lines read.
+    pub fn wait_for(&mut self, prefix: &str, limit: Duration) -> Result<String> {
+        let what = format!("a line starting with `{prefix}`");
+        self.wait_until(&what, limit, |line| {
+            line.strip_prefix(prefix).map(|rest| rest.trim().to_owned())
+        })
+    }
+
+    /// Reads lines until `found` makes something of one, for up to
+    /// `limit`; what it made. `what` names the line sought in the error,
+    /// which quotes the last lines read.
+    pub fn wait_until<T>(
+        &mut self,
+        what: &str,
+        limit: Duration,
+        mut found: impl FnMut(&str) -> Option<T>,
+    ) -> Result<T> {
+        let deadline = Instant::now() + limit;
+        let mut passed = VecDeque::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(line) = self.next_within(left) else {
+                let why = match self.ended() {
+                    true => "ended".to_owned(),
+                    false => format!("printed nothing more within {limit:?}"),
+                };
+                return Err(Error::new(format!(
+                    "{} {why} before {what}; its last lines:\n{}",
+                    self.shown,
+                    Vec::from(passed).join("\n")
+                )));
+            };
+            if let Some(made) = found(&line) {
+                return Ok(made);
+            }
+            if passed.len() == 20 {
+                passed.pop_front();
+            }
+            passed.push_back(line);
+        }
+    }
+
+    /// Whether the output has ended and every line was read.
+    pub fn ended(&self) -> bool {
+        let queue = self.queue.0.lock().unwrap_or_else(|p| p.into_inner());
+        queue.ended && queue.lines.is_empty()
+    }
+
+    /// The lines read so far and not yet taken, taking them.
+    pub fn take_all(&mut self) -> Vec<String> {
+        let mut queue = self.queue.0.lock().unwrap_or_else(|p| p.into_inner());
+        queue.lines.drain(..).collect()
+    }
+}
