@@ -4,8 +4,9 @@
 //! The documents come from npm, so they exist only after `npm ci`: this test
 //! cannot name them in an `openrpc!` of its own. It installs the pinned
 //! packages (`tests/openrpc/npm/package-lock.json`) into
-//! `<target>/openrpc-examples/npm` when they are missing or stale, writes a
-//! small crate there with one `openrpc!` module per document and a `main`
+//! `tests/openrpc/npm/node_modules` when they are missing or stale, writes a
+//! small crate in `<target>/openrpc-examples` with one `openrpc!` module per
+//! document and a `main`
 //! that calls every method, builds it with its own target directory (the
 //! outer `cargo test` holds the lock of this one), starts one mock server
 //! per document on loopback, runs the client and checks what it printed.
@@ -18,63 +19,34 @@
 //! npm must be on `PATH`.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-
-use super::process;
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::{paths, process};
 
 /// The documents the issue names; every other one the package ships is
 /// called too.
 const REQUIRED: &[&str] = &["simple-math", "petstore", "link-example"];
 
-/// Bounds on the slow steps: installing, the first build of the client
-/// crate (it compiles typed-rpc and its HTTP stack), a server's start, the
-/// client's run.
-const INSTALL: Duration = Duration::from_secs(300);
+/// Bounds on the slow steps: the first build of the client crate (it
+/// compiles typed-rpc and its HTTP stack), a server's start, the client's
+/// run.
 const BUILD: Duration = Duration::from_secs(1200);
 const START: Duration = Duration::from_secs(60);
 const RUN: Duration = Duration::from_secs(120);
 
 fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    paths::workspace_root()
 }
 
-/// `<target>/openrpc-examples`, next to this test's profile directory.
+/// `<target>/openrpc-examples`, where the client crate is written and built.
 fn work_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    // <target>/<profile>/deps/<test>
-    let target = exe.ancestors().nth(3).expect("a target directory");
-    target.join("openrpc-examples")
-}
-
-/// `npm ci` of the pinned packages, unless what is installed was installed
-/// from the same lock file.
-fn install(npm_dir: &Path) {
-    let ours = repo().join("tests/openrpc/npm");
-    let lock = std::fs::read(ours.join("package-lock.json")).expect("the lock file");
-    let stamp = npm_dir.join("installed-from.json");
-    std::fs::create_dir_all(npm_dir).expect("the npm directory");
-    for file in ["package.json", "package-lock.json", "serve.js"] {
-        std::fs::copy(ours.join(file), npm_dir.join(file)).expect("copying the npm files");
-    }
-    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
-        return;
-    }
-    let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-        .current_dir(npm_dir);
-    let (ok, out, err) = process::bounded(npm, INSTALL);
-    assert!(
-        ok,
-        "npm ci failed (Node.js and npm must be on PATH):\n{out}\n{err}"
-    );
-    std::fs::write(&stamp, lock).expect("the install stamp");
+    paths::target_dir().join("openrpc-examples")
 }
 
 /// A document of the package: its name (`simple-math`), path and content.
@@ -314,64 +286,54 @@ fn build_client(work: &Path, main: &str) -> PathBuf {
         .args(["build", "--quiet"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target);
-    let (ok, out, err) = process::bounded(cargo, BUILD);
-    assert!(ok, "the generated client does not build:\n{out}\n{err}");
+    let output = process::run(cargo, BUILD).unwrap();
+    assert!(
+        output.success(),
+        "the generated client does not build:\n{}\n{}",
+        output.stdout,
+        output.stderr
+    );
     target.join("debug/openrpc-examples-client")
 }
 
 /// A mock server, stopped when dropped.
 struct Mock {
-    child: Child,
+    _server: ChildGuard,
     url: String,
 }
 
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `@open-rpc/mock-server` serving `document` on a free loopback port.
-fn serve(npm_dir: &Path, document: &Document) -> Mock {
+fn serve(mocks: &NodePackages, document: &Document) -> Mock {
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let mut child = Command::new("node")
-        .arg("serve.js")
+    let mut command = mocks.node("serve.js");
+    command
         .arg(&document.path)
         .arg(port.to_string())
-        .current_dir(npm_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node runs (Node.js must be on PATH)");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains("Server Started") {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let mock = Mock {
-        child,
+        .stderr(Stdio::null());
+    let mut server = ChildGuard::spawn(&mut command).unwrap();
+    server
+        .stdout_lines()
+        .unwrap()
+        .wait_until("`Server Started`", START, |line| {
+            line.contains("Server Started").then_some(())
+        })
+        .unwrap_or_else(|err| panic!("the mock server of {}: {err}", document.name));
+    Mock {
+        _server: server,
         url: format!("http://127.0.0.1:{port}/"),
-    };
-    rx.recv_timeout(START)
-        .unwrap_or_else(|_| panic!("the mock server of {} did not start", document.name));
-    mock
+    }
 }
 
 #[test]
 fn generated_clients_call_the_mock_server_of_every_example_document() {
     let work = work_dir();
-    let npm_dir = work.join("npm");
-    install(&npm_dir);
-    let docs = documents(&npm_dir);
+    let mocks = NodePackages::install(repo().join("tests/openrpc/npm")).unwrap();
+    let docs = documents(mocks.dir());
     let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
     for required in REQUIRED {
         assert!(names.contains(required), "{required} is in {names:?}");
@@ -379,12 +341,17 @@ fn generated_clients_call_the_mock_server_of_every_example_document() {
     let (main, calls) = client_main(&docs);
     let binary = build_client(&work, &main);
 
-    let mocks: Vec<Mock> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
+    let mocks: Vec<Mock> = docs.iter().map(|d| serve(&mocks, d)).collect();
     let mut client = Command::new(binary);
     client.args(mocks.iter().map(|m| &m.url));
-    let (ok, out, err) = process::bounded(client, RUN);
+    let output = process::run(client, RUN).unwrap();
     drop(mocks);
-    assert!(ok, "the client failed:\n{out}\n{err}");
+    let out = output.stdout;
+    assert!(
+        output.status.success(),
+        "the client failed:\n{out}\n{}",
+        output.stderr
+    );
 
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.splitn(4, '\t').collect()).collect();
     assert_eq!(lines.len(), calls.len(), "one line per call:\n{out}");

@@ -8,6 +8,4 @@
 //!   exist only once npm has installed them).
 
 mod examples;
-#[path = "../support/process.rs"]
-mod process;
 mod round_trip;

@@ -14,8 +14,6 @@ mod calculator_api;
 mod catalog;
 mod discover;
 mod documents;
-#[path = "../support/process.rs"]
-mod process;
 mod round_trip;
 mod tools;
 

@@ -1,20 +1,20 @@
 //! The documents checked by the OpenRPC project's tools, run with Node.js
-//! from the packages pinned in `tests/schema/npm` (installed by `npm ci`
-//! into the target directory when missing or stale).
+//! from the packages pinned in `tests/schema/npm` (installed there by the
+//! test with `npm ci` when missing or stale).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use typed_rpc::Router;
 use typed_rpc::transport::Server;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::scratch::TempDir;
+use typed_rpc_test_support::{paths, process};
 
 use super::calculator_api::{Calc, Calculator as _};
-use super::process;
 use super::{calculator_document, catalog};
 
-const INSTALL: Duration = Duration::from_secs(300);
 const RUN: Duration = Duration::from_secs(120);
 
 /// Methods test-coverage cannot call as the server expects: `sum` binds the
@@ -22,51 +22,20 @@ const RUN: Duration = Duration::from_secs(120);
 /// send `[[1, 2, 4]]` for `[1, 2, 4]`.
 const NOT_EXPRESSIBLE: &[&str] = &["sum"];
 
-fn ours() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema/npm")
+/// A directory of this test's own for the documents it writes.
+fn scratch() -> TempDir {
+    TempDir::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")), "schema").unwrap()
 }
 
-/// `<target>/tmp/schema-npm`, with the pinned packages installed once for
-/// this test binary: its tests run in parallel, and two `npm ci` in one
-/// folder would delete each other's packages.
-fn installed() -> PathBuf {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(install).clone()
-}
-
-fn install() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schema-npm");
-    std::fs::create_dir_all(&dir).expect("the npm directory");
-    for file in [
-        "package.json",
-        "package-lock.json",
-        "validate.js",
-        "coverage.js",
-    ] {
-        std::fs::copy(ours().join(file), dir.join(file)).expect("copying the npm files");
-    }
-    let lock = std::fs::read(ours().join("package-lock.json")).expect("the lock file");
-    let stamp = dir.join("installed-from.json");
-    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
-        return dir;
-    }
-    let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-        .current_dir(&dir);
-    let (ok, out) = bounded(npm, INSTALL);
-    assert!(
-        ok,
-        "npm ci failed (Node.js and npm must be on PATH):\n{out}"
-    );
-    std::fs::write(&stamp, lock).expect("the install stamp");
-    dir
-}
-
-/// Runs `command` to its end within `limit`: whether it succeeded, and
-/// what it printed on stdout and stderr, in that order.
-fn bounded(command: Command, limit: Duration) -> (bool, String) {
-    let (ok, out, err) = process::bounded(command, limit);
-    (ok, out + &err)
+/// `node tests/schema/npm/<script> <args>`, its pinned packages installed,
+/// run to its end: whether it succeeded, and what it printed on stdout and
+/// stderr, in that order.
+fn node<I: AsRef<OsStr>>(script: &str, args: impl IntoIterator<Item = I>) -> (bool, String) {
+    let tools = NodePackages::install(paths::workspace_root().join("tests/schema/npm")).unwrap();
+    let mut node = tools.node(script);
+    node.args(args);
+    let output = process::run(node, RUN).unwrap();
+    (output.success(), output.stdout + &output.stderr)
 }
 
 fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
@@ -77,15 +46,10 @@ fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
 
 #[test]
 fn schema_utils_finds_the_documents_valid() {
-    let dir = installed();
-    let calculator = write(&dir, "calculator.json", &calculator_document());
-    let catalog = write(&dir, "catalog.json", &catalog::document());
-    let mut node = Command::new("node");
-    node.arg("validate.js")
-        .arg(&calculator)
-        .arg(&catalog)
-        .current_dir(&dir);
-    let (ok, out) = bounded(node, RUN);
+    let dir = scratch();
+    let calculator = write(dir.path(), "calculator.json", &calculator_document());
+    let catalog = write(dir.path(), "catalog.json", &catalog::document());
+    let (ok, out) = node("validate.js", [&calculator, &catalog]);
     assert!(ok, "{out}");
     assert_eq!(
         out.lines().filter(|l| l.starts_with("valid ")).count(),
@@ -96,7 +60,7 @@ fn schema_utils_finds_the_documents_valid() {
 
 #[test]
 fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
-    let dir = installed();
+    let dir = scratch();
     let mut no_params = calculator_document();
     no_params["methods"][0]
         .as_object_mut()
@@ -107,14 +71,9 @@ fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
         .as_object_mut()
         .unwrap()
         .remove("Price");
-    let no_params = write(&dir, "no-params.json", &no_params);
-    let dangling = write(&dir, "dangling.json", &dangling);
-    let mut node = Command::new("node");
-    node.arg("validate.js")
-        .arg(&no_params)
-        .arg(&dangling)
-        .current_dir(&dir);
-    let (ok, out) = bounded(node, RUN);
+    let no_params = write(dir.path(), "no-params.json", &no_params);
+    let dangling = write(dir.path(), "dangling.json", &dangling);
+    let (ok, out) = node("validate.js", [&no_params, &dangling]);
     assert!(!ok, "{out}");
     assert!(
         out.contains("invalid") && out.contains("no-params.json"),
@@ -128,19 +87,18 @@ fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test_coverage_calls_every_example_and_the_calculator_keeps_its_promises() {
-    let dir = installed();
-    let document = write(&dir, "calculator.json", &calculator_document());
+    let dir = scratch();
+    let document = write(dir.path(), "calculator.json", &calculator_document());
     let router = Router::new(Calc::default().into_service());
     let server = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", server.local_addr().unwrap());
     let out = tokio::task::spawn_blocking(move || {
-        let mut node = Command::new("node");
-        node.arg("coverage.js")
-            .arg(&document)
-            .arg(&url)
-            .args(NOT_EXPRESSIBLE)
-            .current_dir(&dir);
-        bounded(node, RUN)
+        let args = [document.as_os_str(), url.as_ref()];
+        node(
+            "coverage.js",
+            args.into_iter()
+                .chain(NOT_EXPRESSIBLE.iter().map(OsStr::new)),
+        )
     })
     .await
     .unwrap();

@@ -5,27 +5,21 @@
 //! Each test starts the agent on a loopback port of its own, runs
 //! `tests/python/sdk_client.py` with one scenario against the card URL the
 //! agent printed, and checks the JSON report of what the SDK's client saw.
-//! The pinned packages of `tests/python/requirements.txt` are installed with
-//! `pip install --target <target dir>/a2a-python` on first use, unless they
-//! are there already (`.ci/run` installs them first, so an unreachable PyPI
-//! fails CI early and plainly). Python 3 with pip must be on `PATH`.
+//! The pinned packages of `tests/python/requirements.txt` are installed by
+//! the test with `pip install --target <target dir>/a2a-python`, unless
+//! they are there already. Python 3 with pip must be on `PATH`.
 
-#[path = "../../../tests/support/process.rs"]
-mod process;
-
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::pip::PythonPackages;
+use typed_rpc_test_support::process;
 
 /// How long the agent may take to print its card URL, and a scenario to run.
 const PATIENCE: Duration = Duration::from_secs(90);
-/// How long installing the pinned packages may take.
-const INSTALL_LIMIT: Duration = Duration::from_secs(600);
 const TOKEN: &str = "a2a-test-token";
 
 // ---------------------------------------------------------------------------
@@ -38,86 +32,22 @@ fn python_dir() -> PathBuf {
         .join("python")
 }
 
-/// The target directory: this test binary lives in `<target>/<profile>/deps/`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("the test binary lives in <target>/<profile>/deps/")
-        .to_owned()
-}
-
-/// The `name==version` pins of the requirements file, extras dropped from the name.
-fn pins(requirements: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(requirements)
-        .unwrap_or_else(|err| panic!("cannot read {}: {err}", requirements.display()));
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .map(|line| {
-            let (name, version) = line
-                .split_once("==")
-                .unwrap_or_else(|| panic!("`{line}` is not pinned with =="));
-            let name = name.split('[').next().unwrap_or(name);
-            (name.trim().to_owned(), version.trim().to_owned())
-        })
-        .collect()
-}
-
-/// Whether `dir` holds `name` at `version`: pip leaves a
-/// `<name>-<version>.dist-info` directory there, the name normalized.
-fn pin_installed(dir: &Path, (name, version): &(String, String)) -> bool {
-    let wanted = format!("{}-{version}.dist-info", name.replace(['-', '.'], "_")).to_lowercase();
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .any(|entry| entry.file_name().to_string_lossy().to_lowercase() == wanted)
-    })
-}
-
-/// `<target>/a2a-python`, holding every pinned package; goes on `PYTHONPATH`.
-fn python_packages() -> &'static Path {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let requirements = python_dir().join("requirements.txt");
-        let pins = pins(&requirements);
-        let target = target_dir().join("a2a-python");
-        let complete = |dir: &Path| pins.iter().all(|pin| pin_installed(dir, pin));
-        if complete(&target) {
-            return target;
-        }
-        // Into a directory of this process's own, moved into place whole, so
-        // that test processes installing at the same time never see half.
-        let fresh = target_dir().join(format!("a2a-python.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        let mut pip = Command::new("python3");
-        pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
-            .args(["--no-input", "--quiet", "--root-user-action=ignore", "--target"])
-            .arg(&fresh)
-            .arg("-r")
-            .arg(&requirements);
-        let (ok, _, stderr) = process::bounded(pip, INSTALL_LIMIT);
-        assert!(
-            ok,
-            "`pip install -r {}` failed: are python3 and pip on PATH, and PyPI reachable?\n{stderr}",
-            requirements.display()
-        );
-        let _ = std::fs::remove_dir_all(&target);
-        if std::fs::rename(&fresh, &target).is_err() {
-            // Another test process moved its copy into place first.
-            let _ = std::fs::remove_dir_all(&fresh);
-        }
-        assert!(complete(&target), "{} lacks pinned packages", target.display());
-        target
-    })
+/// `python3 tests/python/<script>`, with the pinned packages (installed in
+/// `<target dir>/a2a-python`) on its path.
+fn python(script: &str) -> Command {
+    let packages =
+        PythonPackages::install(python_dir().join("requirements.txt"), "a2a-python").unwrap();
+    let mut command = packages.python(python_dir().join(script));
+    command.current_dir(python_dir());
+    command
 }
 
 // ---------------------------------------------------------------------------
 // The agent.
 
-/// A running `text-agent`, killed when dropped, also when the test fails.
+/// A running `text-agent`, ended when dropped, also when the test fails.
 struct Agent {
-    child: Child,
+    _process: ChildGuard,
     /// `http://ADDR`, from its `listening on` line.
     base: String,
     /// The card URL, from its `agent card:` line.
@@ -135,94 +65,50 @@ impl Agent {
     /// Starts `reference_agent.py`, the same agent written with the SDK's
     /// own server classes, on a port of its own.
     fn reference() -> Agent {
-        let mut command = Command::new("python3");
-        command
-            .current_dir(python_dir())
-            .env("PYTHONPATH", python_packages())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONUNBUFFERED", "1")
-            .arg(python_dir().join("reference_agent.py"))
-            .args(["--listen", "127.0.0.1:0"]);
+        let mut command = python("reference_agent.py");
+        command.args(["--listen", "127.0.0.1:0"]);
         Agent::spawn(command)
     }
 
     /// Runs `command`, an agent, and reads the two lines it prints.
     fn spawn(mut command: Command) -> Agent {
-        let shown = format!("{command:?}");
-        let mut child = command
+        command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|err| panic!("cannot start {shown}: {err}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (lines_tx, lines) = mpsc::channel();
+            .stderr(Stdio::inherit());
+        let mut process = ChildGuard::spawn(&mut command).unwrap();
         // Read to the end, long after the two lines are taken: an agent
         // writing to a closed pipe would fail.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = lines_tx.send(line);
-            }
-        });
-        // Built before reading, so that a failed start still kills the child.
-        let mut agent = Agent {
-            child,
-            base: String::new(),
-            card: String::new(),
-        };
-        let next_line = |what: &str| match lines.recv_timeout(PATIENCE) {
-            Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                panic!("{shown} printed no `{what}` line within {PATIENCE:?}")
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                panic!("{shown} closed its stdout before printing `{what}`")
-            }
-        };
-        let listening = next_line("listening on");
-        let card = next_line("agent card:");
-        agent.base = listening
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{shown} first printed {listening:?}"))
-            .to_owned();
-        agent.card = card
-            .strip_prefix("agent card: ")
-            .unwrap_or_else(|| panic!("{shown} then printed {card:?}"))
-            .to_owned();
-        assert_eq!(
-            agent.card,
-            format!("{}/.well-known/agent-card.json", agent.base)
-        );
-        agent
+        let mut lines = process.stdout_lines().unwrap();
+        let base = lines.wait_for("listening on ", PATIENCE).unwrap();
+        let card = lines.wait_for("agent card: ", PATIENCE).unwrap();
+        assert_eq!(card, format!("{base}/.well-known/agent-card.json"));
+        Agent {
+            _process: process,
+            base,
+            card,
+        }
     }
 
     /// `sdk_client.py <card> <scenario> [--token TOKEN]`: what the SDK observed.
     fn observe(&self, scenario: &str, token: Option<&str>) -> Value {
-        let mut command = Command::new("python3");
-        command
-            .current_dir(python_dir())
-            .env("PYTHONPATH", python_packages())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .arg(python_dir().join("sdk_client.py"))
-            .args([self.card.as_str(), scenario]);
+        let mut command = python("sdk_client.py");
+        command.args([self.card.as_str(), scenario]);
         if let Some(token) = token {
             command.args(["--token", token]);
         }
-        let (ok, stdout, stderr) = process::bounded(command, PATIENCE);
-        assert!(ok, "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}");
+        let output = process::run(command, PATIENCE).unwrap();
+        let (stdout, stderr) = (&output.stdout, &output.stderr);
+        assert!(
+            output.success(),
+            "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}"
+        );
         let report = stdout.lines().last().unwrap_or_default();
         let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
             panic!("sdk_client.py {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")
         });
         assert_eq!(report["scenario"], scenario);
         report
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
