@@ -10,7 +10,6 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -33,17 +32,8 @@ fn interop_packages() -> NodePackages {
 /// Starts `jayson_server.js TRANSPORT` and returns it with the URL it announces.
 fn jayson(transport: &str) -> (ChildGuard, String) {
     let mut command = interop_packages().node("jayson_server.js");
-    command
-        .arg(transport)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut server = ChildGuard::spawn(&mut command).unwrap();
-    let url = server
-        .stdout_lines()
-        .unwrap()
-        .wait_for("listening on ", PATIENCE)
-        .unwrap();
-    (server, url)
+    command.arg(transport);
+    ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap()
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -77,6 +77,32 @@ impl ChildGuard {
             grace: Duration::from_secs(5),
             status: None,
         })
+    }
+
+    /// Starts a server and waits (up to `limit`) for the line on its stdout
+    /// that starts with `announcement` (`listening on `, say); the guard,
+    /// and the rest of that line. Its stdin stays open while it runs (some
+    /// servers end with it), and its stdout is read on to its end.
+    ///
+    /// ```no_run
+    /// use std::process::Command;
+    /// use std::time::Duration;
+    /// use typed_rpc_test_support::child::ChildGuard;
+    ///
+    /// let mut command = Command::new("node");
+    /// command.arg("jayson_server.js").arg("http");
+    /// let (server, url) = ChildGuard::serve(&mut command, "listening on ", Duration::from_secs(60)).unwrap();
+    /// # let _ = (server, url);
+    /// ```
+    pub fn serve(
+        command: &mut Command,
+        announcement: &str,
+        limit: Duration,
+    ) -> Result<(ChildGuard, String)> {
+        command.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut server = ChildGuard::spawn(command)?;
+        let rest = server.stdout_lines()?.wait_for(announcement, limit)?;
+        Ok((server, rest))
     }
 
     /// Asks the child to stop with `signal` instead of `SIGTERM`.

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::child::ChildGuard;
 use crate::{Error, Result};
@@ -40,7 +40,7 @@ impl Output {
 ///
 /// ```
 /// use std::process::Command;
-/// use std::time::Duration;
+/// use std::time::{Duration, Instant};
 /// use typed_rpc_test_support::process;
 ///
 /// let mut echo = Command::new("echo");
@@ -59,17 +59,19 @@ pub fn run(mut command: Command, limit: Duration) -> Result<Output> {
     let stderr = Drain::start(child.child_mut().stderr.take());
     let Some(status) = child.wait_within(limit) else {
         child.stop();
+        let linger = Instant::now() + LINGER;
         return Err(Error::new(format!(
             "{} ran longer than {limit:?}; it wrote:\n{}\n{}",
             child.shown(),
-            stdout.finish(),
-            stderr.finish()
+            stdout.finish(linger),
+            stderr.finish(linger)
         )));
     };
+    let linger = Instant::now() + LINGER;
     Ok(Output {
         status,
-        stdout: stdout.finish(),
-        stderr: stderr.finish(),
+        stdout: stdout.finish(linger),
+        stderr: stderr.finish(linger),
     })
 }
 
@@ -98,9 +100,11 @@ impl Drain {
         Drain { text, ended }
     }
 
-    /// What was read, once the pipe closed or [`LINGER`] passed.
-    fn finish(self) -> String {
-        let _ = self.ended.recv_timeout(LINGER);
+    /// What was read, once the pipe closed or `deadline` passed.
+    fn finish(self, deadline: Instant) -> String {
+        let _ = self
+            .ended
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
         let text = self.text.lock().unwrap_or_else(|p| p.into_inner());
         String::from_utf8_lossy(&text).into_owned()
     }

@@ -21,7 +21,7 @@ mod support;
 mod waiter;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,20 +49,10 @@ fn interop_dir() -> PathBuf {
     paths::workspace_root().join("tests").join("interop")
 }
 
-/// A child process, ended when dropped, also when the test fails.
-type Running = ChildGuard;
-
-/// Starts a server and waits for its `listening on <url>` line.
-fn serve(mut command: Command) -> (Running, String) {
-    // Its stdin stays open as long as it runs: some servers end with it.
-    command.stdin(Stdio::piped()).stdout(Stdio::piped());
-    let mut server = ChildGuard::spawn(&mut command).unwrap();
-    let url = server
-        .stdout_lines()
-        .unwrap()
-        .wait_for("listening on ", PATIENCE)
-        .unwrap();
-    (server, url)
+/// Starts a server, ended when dropped, also when the test fails, and
+/// waits for its `listening on <url>` line.
+fn serve(mut command: Command) -> (ChildGuard, String) {
+    ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap()
 }
 
 /// The calculator example's binary.
@@ -71,7 +61,7 @@ fn calculator() -> PathBuf {
 }
 
 /// Starts the calculator example with `args`; returns it and the URL it announced.
-fn serve_calculator(args: &[&str]) -> (Running, String) {
+fn serve_calculator(args: &[&str]) -> (ChildGuard, String) {
     let mut command = Command::new(calculator());
     command.args(args);
     serve(command)

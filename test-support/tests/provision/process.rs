@@ -97,3 +97,19 @@ fn lines_find_the_announcement_and_say_what_came_before_when_it_never_comes() {
     );
     assert!(err.message().ends_with("bye"), "{err}");
 }
+
+#[test]
+fn a_server_is_started_until_it_announces_itself_and_keeps_its_stdin() {
+    // `cat` ends when its stdin does: the server stays up while the guard lives.
+    let (mut server, url) = ChildGuard::serve(
+        &mut shell("echo 'listening on http://127.0.0.1:9'; exec cat"),
+        "listening on ",
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    assert_eq!(url, "http://127.0.0.1:9");
+    assert!(server.wait_within(Duration::from_millis(200)).is_none());
+    let pid = server.id();
+    drop(server);
+    assert!(!alive(pid));
+}
