@@ -12,6 +12,7 @@
 //! | [`nginx`] | nginx as a reverse proxy in front of upstreams, stopped on drop |
 //! | [`process`] | child processes run within a time limit, pipes drained |
 //! | [`child`] | a child process ended (asked, then killed) when its guard drops |
+//! | [`lines`] | a child's output read line by line, a server's announcement awaited |
 //! | [`cargo`] | this workspace's example binaries, built on demand |
 //! | [`paths`] | the workspace's root and the running test's target directory |
 //! | [`lock`] | a lock between processes, taken by every installer |
@@ -36,6 +37,7 @@ pub mod cargo;
 pub mod child;
 pub mod debian;
 mod error;
+pub mod lines;
 pub mod lock;
 mod memo;
 pub mod nginx;

@@ -11,7 +11,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::child::{ChildGuard, Lines};
+use crate::child::ChildGuard;
+use crate::lines::Lines;
 use crate::scratch::TempDir;
 use crate::{Error, Result, debian, system};
 

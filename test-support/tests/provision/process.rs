@@ -4,7 +4,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use typed_rpc_test_support::child::{ChildGuard, Lines};
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::lines::Lines;
 use typed_rpc_test_support::process;
 
 fn shell(script: &str) -> Command {
