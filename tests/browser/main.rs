@@ -18,6 +18,7 @@ mod calculator_api;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
 use futures_util::stream::{self, Stream};
@@ -56,24 +57,26 @@ impl Ticker for Ticks {
     }
 }
 
-/// Debian's chromium, installed when it is missing.
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("TYPED_RPC_TEST_CHROMIUM")
+/// The driver: `drive.js` with its pinned packages, and the browser it
+/// opens, Debian's chromium, both installed when missing.
+fn driver() -> Command {
+    let chromium = std::env::var_os("TYPED_RPC_TEST_CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    debian::binary("chromium", path).unwrap()
+    let chromium = debian::binary("chromium", chromium).unwrap();
+    let packages =
+        NodePackages::install(paths::workspace_root().join("tests/browser/npm")).unwrap();
+    let mut command = packages.node("drive.js");
+    command.env("CHROMIUM", chromium);
+    command
 }
 
 /// What each page showed, by name: `pages` are `(name, url)`.
-fn drive(pages: &[(&str, String)]) -> Value {
-    let chromium = chromium();
-    let driver = NodePackages::install(paths::workspace_root().join("tests/browser/npm")).unwrap();
-    let mut command = driver.node("drive.js");
-    command.env("CHROMIUM", chromium);
+fn drive(mut driver: Command, pages: &[(&str, String)]) -> Value {
     for (name, url) in pages {
-        command.arg(format!("{name}={url}"));
+        driver.arg(format!("{name}={url}"));
     }
     // Ended at the limit by `SIGTERM` first: the driver closes the browser.
-    let output = process::run(command, DRIVER_LIMIT).unwrap();
+    let output = process::run(driver, DRIVER_LIMIT).unwrap();
     assert!(
         output.success(),
         "the browser driver failed:\n{}",
@@ -95,6 +98,8 @@ async fn page_server() -> SocketAddr {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_refused() {
+    // First, before anything runs on this runtime: it may take a while.
+    let driver = driver();
     let allowed = page_server().await;
     let refused = page_server().await;
     let router = Router::builder()
@@ -114,7 +119,7 @@ async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_r
         ("allowed", format!("http://{allowed}/?rpc={rpc}")),
         ("refused", format!("http://{refused}/?rpc={rpc}")),
     ];
-    let seen = tokio::task::spawn_blocking(move || drive(&pages))
+    let seen = tokio::task::spawn_blocking(move || drive(driver, &pages))
         .await
         .unwrap();
 
