@@ -75,10 +75,11 @@ pub use rpc_macros::openrpc;
 ///   for a method whose error type is [`ErrorObject`] (as in
 ///   [`RpcResult`]), and `Result<_, CallError<E>>` for one whose error type
 ///   `E` derives [`RpcError`], with the server's error typed in
-///   [`CallError::App`];
+///   [`CallError::App`]; a streaming method's returns a
+///   [`Subscription`](client::Subscription) of its items;
 /// - `CalculatorBatch<'_, T>`, from `client.batch()`: the same methods add
 ///   calls to one batch message, sent when it is awaited; each request
-///   gives back a [`BatchCall`](client::BatchCall) whose result is read from
+///   gives back a [`BatchCall`](client::BatchCall) (`Copy`) whose result is read from
 ///   the [`BatchReplies`](client::BatchReplies), typed as the client method
 ///   returns it (a notification gives back nothing). The batch fails as a
 ///   whole only when it could not be sent or the server refused it whole
@@ -179,21 +180,100 @@ pub use rpc_macros::openrpc;
 ///   sends params (the server always accepts both);
 /// - `allow_unknown_params`: ignore named params the method does not take,
 ///   instead of answering `-32602`;
-/// - `crate = "::path::to::typed_rpc"`: where the generated code finds the runtime.
+/// - `rename_all = "camelCase"`: the keys of named params in one of serde's
+///   cases (`"lowercase"`, `"UPPERCASE"`, `"PascalCase"`, `"camelCase"`,
+///   `"snake_case"`, `"SCREAMING_SNAKE_CASE"`, `"kebab-case"`,
+///   `"SCREAMING-KEBAB-CASE"`), for decoding, the client, the `-32602` data
+///   and the OpenRPC document alike; method names keep `name`;
+/// - `crate = "::path::to::typed_rpc"`: where the generated code finds the
+///   runtime, for a crate that re-exports it.
 ///
-/// On a method, `#[method(...)]` or `#[notification(...)]` takes `name`
-/// (default: the Rust name), `aliases = [...]`, `param_style`,
-/// `allow_unknown_params` and `idempotent` (an HTTP client with a retry
-/// policy may send the call again). A `#[method]` returns `Result<T, E>`
-/// where `E` is [`ErrorObject`], an enum deriving [`RpcError`], or a type
-/// with hand-written `From<E> for ErrorObject` and
-/// `TryFrom<ErrorObject, Error = ErrorObject>` (whose client method returns
-/// `ClientError`, recovered with [`ClientError::into_app_error`]); a
-/// `#[notification]` returns nothing.
+/// On a method, `#[method(...)]` (answered) or `#[notification(...)]`
+/// (never answered, returns nothing) takes:
 ///
-/// On an argument, `#[params]` binds the whole `params` value (a struct or a
-/// `Vec`), and `#[context] cx: &Context` hands over the request's
-/// [`Context`].
+/// - `name = "..."`: the wire name (default: the Rust name, `r#type` as
+///   `type`), and `aliases = ["...", ...]`: other names it answers to;
+/// - `param_style` and `allow_unknown_params`: the trait's settings, for
+///   this method;
+/// - `idempotent`: the call may be sent twice, so an HTTP client with a
+///   retry policy retries it;
+/// - `error(code = -32001, message = "Task not found")`, repeatable: an
+///   error the method declares, listed in its OpenRPC document;
+/// - `example(name = "...", params = "[1, 2]", result = "3")`, repeatable:
+///   an example call in the OpenRPC document (`name` optional, `params` and
+///   `result` JSON; a notification's example has no `result`);
+/// - `stream`, or `stream(notification = "eth_subscription", unsubscribe =
+///   "eth_unsubscribe")`: the method answers with a stream of items
+///   (Server-Sent Events over HTTP, a subscription on WebSocket, TCP and
+///   stdio, whose notification defaults to the method's name and whose
+///   unsubscribe method to `<name>_unsubscribe`); it returns
+///   `Result<impl Stream<Item = Result<T, E>> + Send + 'static, E>`.
+///
+/// A `#[deprecated]` method stays deprecated for its callers and is marked
+/// so in its OpenRPC document.
+///
+/// A `#[method]` returns `Result<T, E>` where `E` is [`ErrorObject`] (the
+/// client's error is [`ClientError`]), an enum deriving [`RpcError`] (the
+/// client's error is [`CallError<E>`]), or a type with hand-written
+/// `From<E> for ErrorObject` and `TryFrom<ErrorObject, Error = ErrorObject>`
+/// (the client's error is `ClientError`, recovered with
+/// [`ClientError::into_app_error`]). A streaming method's client returns a
+/// [`Subscription<T, _>`](client::Subscription) the same way: its call and
+/// each of its items fail with the client's error for their error types.
+///
+/// On an argument:
+///
+/// - `#[params]` binds the whole `params` value to it (a struct, or a `Vec`
+///   for a variadic method); a struct whose fields are all optional or
+///   defaulted also decodes absent params;
+/// - `#[arg(rename = "taskId")]` is its key in named params, over the
+///   trait's `rename_all`;
+/// - `#[context] cx: &Context` hands over the request's [`Context`]; it is
+///   no param.
+///
+/// A doc comment on an argument describes its param in the OpenRPC document.
+///
+/// ```
+/// use futures_util::stream::{self, Stream, StreamExt};
+/// use typed_rpc::{RpcResult, rpc};
+///
+/// #[rpc(namespace = "tasks", namespace_separator = "/", rename_all = "camelCase")]
+/// pub trait Tasks {
+///     /// The task `task_id`, with at most `history_length` messages.
+///     #[method(
+///         name = "get",
+///         aliases = ["tasks/fetch"],
+///         idempotent,
+///         error(code = -32001, message = "Task not found"),
+///         example(params = r#"{"taskId": "t1"}"#, result = r#""t1""#)
+///     )]
+///     async fn get(&self, task_id: String, history_length: Option<u32>) -> RpcResult<String>;
+///
+///     /// The events of the task, as they happen.
+///     #[method(name = "watch", stream(notification = "tasks/event", unsubscribe = "tasks/unwatch"))]
+///     async fn watch(&self, #[arg(rename = "id")] task_id: String)
+///         -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static>;
+/// }
+///
+/// struct Store;
+///
+/// impl Tasks for Store {
+///     async fn get(&self, task_id: String, _history_length: Option<u32>) -> RpcResult<String> {
+///         Ok(task_id)
+///     }
+///
+///     async fn watch(&self, task_id: String)
+///         -> RpcResult<impl Stream<Item = RpcResult<String>> + Send + 'static> {
+///         Ok(stream::iter([Ok(format!("{task_id} started"))]))
+///     }
+/// }
+///
+/// let methods = TasksService::<()>::INFO.methods();
+/// assert_eq!(methods[0].name(), "tasks/get");
+/// assert_eq!(methods[0].param_list()[1].name(), "historyLength");
+/// assert_eq!(methods[1].param_list()[0].name(), "id");
+/// # let _ = Store.into_service();
+/// ```
 ///
 /// # Compile errors
 ///
@@ -202,7 +282,10 @@ pub use rpc_macros::openrpc;
 /// duplicate name or alias, `&mut self` or no receiver, a pattern argument,
 /// a reference argument, a notification with a return type, a method that
 /// does not return a `Result`, `#[params]` beside other params, generics, a
-/// method that is not `async`, and unknown attribute keys (the message
+/// method that is not `async`, a streaming notification or a stream whose
+/// items are not spelled out, an example that is not JSON, an unknown case
+/// in `rename_all`, two params with one wire name, `#[arg]` on a `#[params]`
+/// or `#[context]` argument, and unknown attribute keys (the message
 /// suggests the key meant, if it looks misspelt, and lists the allowed ones).
 /// A param or result type without `Serialize` and `Deserialize` gets one
 /// error, on the type, saying what to derive.
@@ -277,11 +360,33 @@ pub use rpc_macros::rpc;
 /// member absent from the `data` reads as `null` (so an `Option` field may be
 /// left out), and members the variant does not know are ignored.
 ///
-/// On the enum, `#[rpc_error(crate = "...")]` says where the runtime is, as
-/// `#[rpc(crate = "...")]` does.
+/// On the enum, `#[rpc_error(...)]` takes:
 ///
-/// The derive does not implement `Display` or `std::error::Error`: derive
-/// those as you like (`CallError<E>` is an `Error` when `E` is).
+/// - `crate = "..."`: where the runtime is, as `#[rpc(crate = "...")]` says;
+/// - `no_display`: implement neither `Display` nor `std::error::Error` (below).
+///
+/// # `Display` and `Error`
+///
+/// The derive implements `Display`, writing each variant's message (the
+/// one its error object carries), and `std::error::Error`, with no source;
+/// so `CallError<E>`, an `Error` when `E` is, goes into a `Box<dyn Error>`
+/// with `?`. To write them yourself, derive `thiserror::Error` as well: the
+/// derive sees its `#[error("...")]` attributes and leaves both traits to
+/// it. For a `Display` by hand, put `#[rpc_error(no_display)]` on the enum.
+///
+/// ```
+/// use typed_rpc::RpcError;
+///
+/// #[derive(Debug, RpcError)]
+/// pub enum KvError {
+///     #[rpc_error(code = 1001, message = "Key not found")]
+///     NotFound { key: String },
+/// }
+///
+/// let err = KvError::NotFound { key: "a".into() };
+/// assert_eq!(err.to_string(), "Key not found");
+/// let _: Box<dyn std::error::Error> = Box::new(err);
+/// ```
 ///
 /// # Compile errors
 ///

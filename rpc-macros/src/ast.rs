@@ -10,14 +10,14 @@ use syn::{
     Signature, TraitItem, Type,
 };
 
-use crate::attr::{self, Kind, MethodAttr, ParamStyle, TraitAttrs};
+use crate::attr::{self, ArgAttr, Kind, MethodAttr, ParamStyle, TraitAttrs};
 use crate::ctxt::Ctxt;
 
 /// Attribute names this macro owns and strips from the emitted trait.
 pub const METHOD_ATTRS: &[&str] = &["method", "notification"];
 /// `doc` too: a doc comment on an argument describes the param in the
 /// OpenRPC document, and Rust accepts none left on a parameter.
-pub const ARG_ATTRS: &[&str] = &["params", "context", "doc"];
+pub const ARG_ATTRS: &[&str] = &["params", "context", "arg", "doc"];
 
 pub struct Api {
     pub item: ItemTrait,
@@ -44,6 +44,11 @@ pub struct Method {
 pub struct Arg {
     pub pat: Pat,
     pub ty: Type,
+    /// The param's name in named params (the argument's name, renamed by
+    /// `#[arg(rename)]` or the trait's `rename_all`); empty for a pattern.
+    pub name: String,
+    /// The `#[arg(...)]` attribute, if any.
+    pub attr: Option<ArgAttr>,
     /// The `#[params]` attribute, when the argument takes the whole `params` value.
     pub whole: Option<syn::Attribute>,
     /// The `#[context]` attribute, when the argument is the request's context
@@ -169,13 +174,7 @@ impl Method {
             .inputs
             .iter()
             .filter_map(|input| match input {
-                FnArg::Typed(arg) => Some(Arg {
-                    pat: (*arg.pat).clone(),
-                    ty: (*arg.ty).clone(),
-                    whole: find_attr(&arg.attrs, "params"),
-                    context: find_attr(&arg.attrs, "context"),
-                    docs: attr::docs(&arg.attrs),
-                }),
+                FnArg::Typed(arg) => Some(Arg::from_syn(cx, trait_attrs, arg)),
                 FnArg::Receiver(_) => None,
             })
             .collect();
@@ -250,8 +249,14 @@ impl Method {
 
     /// The type of a streaming method's items.
     pub fn stream_item(&self) -> Option<&Type> {
+        result_ok_type(self.stream_item_result()?)
+    }
+
+    /// The `Result` each item of a streaming method is, as written:
+    /// `RpcResult<T>` or `Result<T, E>`.
+    pub fn stream_item_result(&self) -> Option<&Type> {
         self.attr.stream.as_ref()?;
-        stream_item_type(self.output()?)
+        stream_item_result_type(self.output()?)
     }
 
     /// The aliases as written (aliases are not namespaced).
@@ -261,6 +266,39 @@ impl Method {
 }
 
 impl Arg {
+    fn from_syn(cx: &Ctxt, trait_attrs: &TraitAttrs, arg: &syn::PatType) -> Self {
+        let attr = ArgAttr::parse(cx, &arg.attrs);
+        let mut parsed = Arg {
+            pat: (*arg.pat).clone(),
+            ty: (*arg.ty).clone(),
+            name: String::new(),
+            whole: find_attr(&arg.attrs, "params"),
+            context: find_attr(&arg.attrs, "context"),
+            docs: attr::docs(&arg.attrs),
+            attr,
+        };
+        let renamed = parsed.attr.as_ref().and_then(|attr| attr.rename.as_ref());
+        parsed.name = match (renamed, parsed.ident(), trait_attrs.rename_all) {
+            (Some(rename), _, _) => rename.value(),
+            // `r#type` is called `type` on the wire.
+            (None, Some(ident), Some(case)) => case.apply(&ident.unraw().to_string()),
+            (None, Some(ident), None) => ident.unraw().to_string(),
+            (None, None, _) => String::new(),
+        };
+        parsed
+    }
+
+    /// Where the param's wire name is written: its `rename`, or the
+    /// argument's name.
+    pub fn name_span(&self) -> Span {
+        let renamed = self.attr.as_ref().and_then(|attr| attr.rename.as_ref());
+        match (renamed, self.ident()) {
+            (Some(rename), _) => rename.span(),
+            (None, Some(ident)) => ident.span(),
+            (None, None) => syn::spanned::Spanned::span(&self.pat),
+        }
+    }
+
     /// The argument's name; `check` has made sure it is a plain identifier.
     pub fn ident(&self) -> Option<&Ident> {
         match &self.pat {
@@ -300,9 +338,9 @@ pub fn result_ok_type(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// `T` of a streaming method's `...Result<impl Stream<Item = ...Result<T>>>`
-/// as written.
-pub fn stream_item_type(ty: &Type) -> Option<&Type> {
+/// `...Result<T>` of a streaming method's
+/// `...Result<impl Stream<Item = ...Result<T>>>` as written.
+pub fn stream_item_result_type(ty: &Type) -> Option<&Type> {
     let Type::ImplTrait(stream) = result_ok_type(ty)? else {
         return None;
     };
@@ -318,7 +356,9 @@ pub fn stream_item_type(ty: &Type) -> Option<&Type> {
             return None;
         };
         args.args.iter().find_map(|arg| match arg {
-            GenericArgument::AssocType(item) if item.ident == "Item" => result_ok_type(&item.ty),
+            GenericArgument::AssocType(item) if item.ident == "Item" => {
+                result_ok_type(&item.ty).map(|_| &item.ty)
+            }
             _ => None,
         })
     })

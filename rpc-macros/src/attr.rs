@@ -1,8 +1,12 @@
 //! Reading our attributes: `#[rpc(...)]` on the trait, `#[method(...)]` and
-//! `#[notification(...)]` on its methods, `#[params]` on an argument.
+//! `#[notification(...)]` on its methods, `#[arg(...)]` on an argument.
 //!
 //! Every unknown key or bad value is recorded in the [`Ctxt`] and parsing goes
 //! on, so one pass reports every mistake.
+
+mod arg;
+
+pub use arg::ArgAttr;
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
@@ -10,6 +14,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, LitStr, Token};
 
+use crate::case::Case;
 use crate::ctxt::Ctxt;
 
 /// How the generated client sends params.
@@ -26,6 +31,8 @@ pub struct TraitAttrs {
     pub separator: String,
     pub param_style: ParamStyle,
     pub allow_unknown_params: bool,
+    /// The case of the named params' keys: `rename_all = "camelCase"`.
+    pub rename_all: Option<Case>,
 }
 
 const TRAIT_KEYS: &[&str] = &[
@@ -33,6 +40,7 @@ const TRAIT_KEYS: &[&str] = &[
     "namespace_separator",
     "param_style",
     "allow_unknown_params",
+    "rename_all",
     "crate",
 ];
 const METHOD_KEYS: &[&str] = &[
@@ -54,6 +62,7 @@ impl TraitAttrs {
             separator: "_".to_owned(),
             param_style: ParamStyle::Positional,
             allow_unknown_params: false,
+            rename_all: None,
         };
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("namespace") {
@@ -64,6 +73,8 @@ impl TraitAttrs {
                 attrs.param_style = parse_param_style(cx, &meta)?;
             } else if meta.path.is_ident("allow_unknown_params") {
                 attrs.allow_unknown_params = parse_flag(cx, &meta)?;
+            } else if meta.path.is_ident("rename_all") {
+                attrs.rename_all = parse_case(cx, &meta)?;
             } else if meta.path.is_ident("crate") {
                 attrs.krate = meta.value()?.parse::<LitStr>()?.parse()?;
             } else {
@@ -246,6 +257,39 @@ fn parse_param_style(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<ParamStyl
             Ok(ParamStyle::Positional)
         }
     }
+}
+
+/// `rename_all = "camelCase"`: one of serde's case names; `None` (reported)
+/// for another.
+fn parse_case(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Case>> {
+    let value: LitStr = meta.value()?.parse()?;
+    let name = value.value();
+    let case = Case::from_name(&name);
+    if case.is_none() {
+        let names: Vec<&str> = Case::NAMES.iter().map(|(name, _)| *name).collect();
+        // The same letters in another case or with other separators first
+        // (`camel_case`), then a misspelling.
+        let letters = |name: &str| name.replace(['_', '-'], "").to_ascii_lowercase();
+        let hint = names
+            .iter()
+            .copied()
+            .find(|known| letters(known) == letters(&name))
+            .or_else(|| closest(&name, &names))
+            .map(|known| format!("did you mean \"{known}\"? "))
+            .unwrap_or_default();
+        let listed = names
+            .iter()
+            .map(|name| format!("\"{name}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        cx.error_spanned_by(
+            &value,
+            format!(
+                "unknown case \"{name}\" in `rename_all`; {hint}expected one of serde's: {listed}"
+            ),
+        );
+    }
+    Ok(case)
 }
 
 /// `error(code = ..., message = "...")`; `None` (reported) when a part is

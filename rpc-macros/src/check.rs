@@ -3,9 +3,10 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use quote::ToTokens;
 use syn::{FnArg, Type};
 
-use crate::ast::{Api, Method, ParamsShape};
+use crate::ast::{Api, Arg, Method, ParamsShape};
 use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
@@ -186,7 +187,9 @@ fn check_args(cx: &Ctxt, method: &Method) {
             (_, Some(_)) => check_context_type(cx, &arg.ty),
             (_, None) => check_arg_type(cx, &arg.ty),
         }
+        check_arg_attr(cx, arg);
     }
+    check_wire_names(cx, method);
     let contexts: Vec<_> = method
         .args
         .iter()
@@ -201,6 +204,46 @@ fn check_args(cx: &Ctxt, method: &Method) {
                 attr,
                 "#[params] binds the whole `params` value to one argument, so the method can have no other params (a #[context] argument is allowed)",
             );
+        }
+    }
+}
+
+/// `#[arg]` names a param on the wire: an argument that is no param, or
+/// that is the whole `params`, has no name there.
+fn check_arg_attr(cx: &Ctxt, arg: &Arg) {
+    let Some(attr) = &arg.attr else {
+        return;
+    };
+    if arg.whole.is_some() {
+        cx.error_spanned_by(
+            &attr.attr,
+            "a #[params] argument is the whole `params` value, which has no key to rename: rename the fields of its type with serde (`#[serde(rename = \"...\")]`, `#[serde(rename_all = \"camelCase\")]`)",
+        );
+    } else if arg.context.is_some() {
+        cx.error_spanned_by(
+            &attr.attr,
+            "a #[context] argument is not a param, so it has no name on the wire to rename",
+        );
+    }
+}
+
+/// No two params of a method answer to one name in named params.
+fn check_wire_names(cx: &Ctxt, method: &Method) {
+    let mut seen: HashMap<&str, &Arg> = HashMap::new();
+    for arg in method.params().filter(|arg| arg.ident().is_some()) {
+        match seen.entry(&arg.name) {
+            Entry::Occupied(first) => cx.syn_error(syn::Error::new(
+                arg.name_span(),
+                format!(
+                    "`{}` and `{}` both go by `{}` in named params; give one of them another wire name with #[arg(rename = \"...\")]",
+                    first.get().pat.to_token_stream(),
+                    arg.pat.to_token_stream(),
+                    arg.name,
+                ),
+            )),
+            Entry::Vacant(entry) => {
+                entry.insert(arg);
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 
 mod ast;
 mod attr;
+mod case;
 mod check;
 mod ctxt;
 mod expand;

@@ -302,15 +302,15 @@ where
     .await
 }
 
-/// Sends a call of the streaming `method` and hands back its items as `R`s.
-pub async fn subscribe<T, R>(
+/// Sends a call of the streaming `method` and hands back its items as the
+/// transport brings them (see [`typed_stream`]).
+pub async fn subscribe<T>(
     transport: &T,
     method: &'static MethodInfo,
     params: Result<Option<Params>, ClientError>,
-) -> Result<client::Subscription<R>, ClientError>
+) -> Result<client::RawItems, ClientError>
 where
     T: Transport + ?Sized,
-    R: DeserializeOwned,
 {
     // The span covers the call that starts the stream, not the items.
     client::traced(method.name(), async {
@@ -320,10 +320,25 @@ where
         let Some(stream) = method.stream_info() else {
             return Err(client::cannot_stream());
         };
-        let items = transport.send_stream(request, stream).await?;
-        Ok(client::Subscription::new(items))
+        transport.send_stream(request, stream).await
     })
     .await
+}
+
+/// A streaming call's outcome as its client method returns it: the items
+/// typed as `I`, each item's `Result`, says, and the call's failure as `C`,
+/// its `Result` with `()` for the unnameable stream, says (see
+/// [`ResultType`]). Apart from [`subscribe`] so that the generated code
+/// names the two error types in one place, where their assertions are.
+#[inline]
+pub fn typed_stream<C: ResultType, I: ResultType>(
+    _call_type: Ty<C>,
+    _items_type: Ty<I>,
+    subscribed: Result<client::RawItems, ClientError>,
+) -> Result<client::Subscription<I::Ok, I::ClientError>, C::ClientError> {
+    subscribed
+        .map(client::Subscription::new)
+        .map_err(C::from_client_error)
 }
 
 /// The outcome of a call as the client method of a method whose error type
@@ -585,11 +600,13 @@ impl DataReader {
 pub type BatchFuture<'a> =
     Pin<Box<dyn Future<Output = Result<BatchReplies, ClientError>> + Send + 'a>>;
 
-/// What a generated batch holds: the calls so far, and the first
-/// notification whose params could not be serialized.
+/// What a generated batch holds: the calls so far, why each request left
+/// out could not be sent, and the first notification whose params could
+/// not be serialized.
 pub struct BatchState<'a, T: ?Sized> {
     transport: &'a T,
     batch: Batch,
+    unsent_requests: Vec<String>,
     unsent: Option<ClientError>,
 }
 
@@ -599,6 +616,7 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         BatchState {
             transport,
             batch: Batch::new(),
+            unsent_requests: Vec::new(),
             unsent: None,
         }
     }
@@ -612,12 +630,23 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         _result_type: Ty<R>,
         params: Result<Option<Params>, ClientError>,
     ) -> BatchCall<R> {
-        BatchCall::new(params.map(|params| {
-            let index = self.batch.request_count();
-            // The slot's type is the handle's; only the position is kept.
-            let _ = self.batch.request::<()>(method.name(), params);
-            index
-        }))
+        match params {
+            Ok(params) => {
+                let index = self.batch.request_count();
+                // The slot's type is the handle's; only the position is kept.
+                let _ = self.batch.request::<()>(method.name(), params);
+                BatchCall::sent(index)
+            }
+            Err(err) => {
+                // Params fail only to serialize: serde's reason is kept.
+                let reason = match err {
+                    ClientError::Encode(err) => err.to_string(),
+                    other => other.to_string(),
+                };
+                self.unsent_requests.push(reason);
+                BatchCall::unsent(self.unsent_requests.len() - 1)
+            }
+        }
     }
 
     /// Adds the notification `method`.
@@ -643,12 +672,10 @@ impl<'a, T: Transport + ?Sized + 'a> BatchState<'a, T> {
         if let Some(err) = self.unsent {
             return Err(err);
         }
-        if self.batch.is_empty() {
-            return Ok(BatchReplies::new(BatchResponse::from_replies(Vec::new())));
-        }
-        self.transport
-            .send_batch(&self.batch)
-            .await
-            .map(BatchReplies::new)
+        let response = match self.batch.is_empty() {
+            true => BatchResponse::from_replies(Vec::new()),
+            false => self.transport.send_batch(&self.batch).await?,
+        };
+        Ok(BatchReplies::new(response, self.unsent_requests))
     }
 }

@@ -26,7 +26,7 @@ use crate::wire::Id;
 /// is answered with.
 ///
 /// ```
-/// use rpc_runtime::CancelPolicy;
+/// use typed_rpc::CancelPolicy;
 ///
 /// let lsp = CancelPolicy::lsp();
 /// assert_eq!((lsp.method(), lsp.id_member()), ("$/cancelRequest", "id"));
@@ -36,7 +36,7 @@ use crate::wire::Id;
 /// assert_eq!((mcp.method(), mcp.id_member()), ("notifications/cancelled", "requestId"));
 /// assert!(mcp.answer().is_none(), "MCP answers nothing after a cancel");
 ///
-/// let custom = CancelPolicy::new("app/abort", "call").answer_with(rpc_runtime::ErrorObject::new(-32001, "Aborted"));
+/// let custom = CancelPolicy::new("app/abort", "call").answer_with(typed_rpc::ErrorObject::new(-32001, "Aborted"));
 /// assert_eq!(custom.answer().unwrap().message(), "Aborted");
 /// ```
 #[derive(Clone, Debug)]
@@ -292,13 +292,13 @@ mod watch {
         /// spawns does not, and should be handed the news.
         ///
         /// ```
-        /// use rpc_runtime::{Context, RpcResult, TransportKind};
+        /// use typed_rpc::{Context, RpcResult, TransportKind};
         ///
         /// async fn long_job(cx: &Context) -> RpcResult<u64> {
         ///     tokio::select! {
         ///         () = cx.cancelled() => {
         ///             // Cleanup goes here, within the grace period.
-        ///             Err(rpc_runtime::ErrorObject::new(-32800, "Request cancelled"))
+        ///             Err(typed_rpc::ErrorObject::new(-32800, "Request cancelled"))
         ///         }
         ///         () = tokio::time::sleep(std::time::Duration::from_millis(10)) => Ok(42),
         ///     }

@@ -34,7 +34,7 @@ impl fmt::Display for TransportKind {
     /// `http`, `websocket`, `tcp`, `stdio` or `stream`.
     ///
     /// ```
-    /// use rpc_runtime::TransportKind;
+    /// use typed_rpc::TransportKind;
     ///
     /// assert_eq!(TransportKind::WebSocket.to_string(), "websocket");
     /// assert_eq!(format!("served over {}", TransportKind::Tcp), "served over tcp");
@@ -55,10 +55,10 @@ impl fmt::Display for TransportKind {
 /// argument.
 ///
 /// ```
-/// use rpc_macros::rpc;
-/// use rpc_runtime::{Context, RpcResult};
+/// use typed_rpc::rpc;
+/// use typed_rpc::{Context, RpcResult};
 ///
-/// #[rpc(crate = "::rpc_runtime")]
+/// #[rpc]
 /// pub trait WhoAmI {
 ///     /// Describes the caller; `cx` is not a JSON param.
 ///     #[method(name = "whoami")]
@@ -77,7 +77,7 @@ impl fmt::Display for TransportKind {
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let router = rpc_runtime::Router::new(Server.into_service());
+/// let router = typed_rpc::Router::new(Server.into_service());
 /// let reply = router.handle(br#"{"jsonrpc":"2.0","method":"whoami","id":1}"#).await.unwrap();
 /// assert_eq!(reply, r#"{"jsonrpc":"2.0","result":"InProcess caller","id":1}"#);
 /// # });
@@ -162,7 +162,7 @@ impl Context {
     /// caller is slow to read.
     ///
     /// ```
-    /// use rpc_runtime::{Context, TransportKind};
+    /// use typed_rpc::{Context, TransportKind};
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let cx = Context::new(TransportKind::InProcess);
@@ -196,7 +196,7 @@ impl Context {
     /// arrive.
     ///
     /// ```
-    /// use rpc_runtime::{Context, TransportKind};
+    /// use typed_rpc::{Context, TransportKind};
     ///
     /// let mut headers = http::HeaderMap::new();
     /// headers.insert("authorization", "Bearer t0ken".parse().unwrap());

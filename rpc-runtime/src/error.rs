@@ -23,6 +23,12 @@ pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal JSON-RPC error (a handler panicked, a result failed to serialize).
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// The server is shutting down: the last item of a stream it cuts short
+    /// (an SSE event, or a subscription's notification), which a client
+    /// reads as a [`Shutdown`](crate::client::TransportErrorKind::Shutdown)
+    /// transport error. One of the codes left to implementations; this
+    /// crate's own.
+    pub const SHUTTING_DOWN: i64 = -32090;
     /// The first code of the range left to implementations for server errors.
     pub const SERVER_ERROR_FIRST: i64 = -32099;
     /// The last code of the range left to implementations for server errors.
@@ -31,7 +37,7 @@ pub mod code {
     /// Whether `code` lies in `-32768..=-32000`, the range the specification reserves.
     ///
     /// ```
-    /// use rpc_runtime::code;
+    /// use typed_rpc::code;
     /// assert!(code::is_reserved(code::INVALID_PARAMS));
     /// assert!(!code::is_reserved(3));
     /// ```
@@ -50,7 +56,7 @@ pub type RpcResult<T> = Result<T, ErrorObject>;
 /// [`ClientError::Rpc`](crate::ClientError::Rpc).
 ///
 /// ```
-/// use rpc_runtime::ErrorObject;
+/// use typed_rpc::ErrorObject;
 ///
 /// let err = ErrorObject::new(-32001, "Task not found").with_data(&serde_json::json!({"id": "t1"}));
 /// assert_eq!(err.code(), -32001);
@@ -115,6 +121,12 @@ impl ErrorObject {
         ErrorObject::new(code::INTERNAL_ERROR, "Internal error")
     }
 
+    /// `-32090`: the server is shutting down, and cuts the stream short
+    /// (see [`code::SHUTTING_DOWN`]).
+    pub fn shutting_down() -> Self {
+        ErrorObject::new(code::SHUTTING_DOWN, "Server shutting down")
+    }
+
     /// The error code.
     pub fn code(&self) -> i64 {
         self.code
@@ -133,7 +145,7 @@ impl ErrorObject {
     /// Decodes the `data` member into `T`; `None` when there is no `data`.
     ///
     /// ```
-    /// use rpc_runtime::ErrorObject;
+    /// use typed_rpc::ErrorObject;
     ///
     /// let err = ErrorObject::invalid_params().with_data(&[1, 2]);
     /// let data: Vec<u8> = err.data_as().unwrap().unwrap();

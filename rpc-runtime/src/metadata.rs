@@ -9,7 +9,7 @@
 /// A service: one `#[rpc]` trait and its methods.
 ///
 /// ```
-/// use rpc_runtime::{MethodInfo, ParamInfo, ServiceInfo};
+/// use typed_rpc::{MethodInfo, ParamInfo, ServiceInfo};
 ///
 /// const INFO: ServiceInfo = ServiceInfo::new("Greeter", &[
 ///     MethodInfo::method("greet")
@@ -189,7 +189,7 @@ impl MethodInfo {
     /// sets it.
     ///
     /// ```
-    /// use rpc_runtime::MethodInfo;
+    /// use typed_rpc::MethodInfo;
     ///
     /// static GET_TASK: MethodInfo = MethodInfo::method("tasks/get").idempotent();
     /// assert!(GET_TASK.is_idempotent());
@@ -285,10 +285,10 @@ impl MethodInfo {
     /// Whether the method is safe to send more than once, and so to retry.
     ///
     /// ```
-    /// use rpc_macros::rpc;
-    /// use rpc_runtime::RpcResult;
+    /// use typed_rpc::rpc;
+    /// use typed_rpc::RpcResult;
     ///
-    /// #[rpc(crate = "::rpc_runtime")]
+    /// #[rpc]
     /// pub trait Tasks {
     ///     /// Reading a task twice does no harm.
     ///     #[method(name = "tasks/get", idempotent)]
@@ -349,7 +349,7 @@ impl MethodInfo {
 /// [`unsubscribe`](StreamInfo::unsubscribe) with the id ends it.
 ///
 /// ```
-/// use rpc_runtime::StreamInfo;
+/// use typed_rpc::StreamInfo;
 ///
 /// const NEW_HEADS: StreamInfo = StreamInfo::new("eth_subscription", "eth_unsubscribe");
 /// assert_eq!(NEW_HEADS.notification(), "eth_subscription");
@@ -384,7 +384,7 @@ impl StreamInfo {
 /// An application error a method declares: its `code` and `message`.
 ///
 /// ```
-/// use rpc_runtime::{ErrorInfo, MethodInfo};
+/// use typed_rpc::{ErrorInfo, MethodInfo};
 ///
 /// static ADD: MethodInfo = MethodInfo::method("add").errors(&[ErrorInfo::new(-32000, "Overflow")]);
 /// assert_eq!(ADD.declared_errors()[0].code(), -32000);
@@ -416,7 +416,7 @@ impl ErrorInfo {
 /// method, the result it answers with.
 ///
 /// ```
-/// use rpc_runtime::ExampleInfo;
+/// use typed_rpc::ExampleInfo;
 ///
 /// let example = ExampleInfo::new("one less", "[42, 23]").result("19");
 /// assert_eq!(example.result_json(), Some("19"));

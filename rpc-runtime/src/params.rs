@@ -38,17 +38,19 @@
 //! failing value is decoded again with a deserializer that tracks where it
 //! is. A call that decodes does exactly the work it did without paths.
 
+mod missing;
+
 use std::fmt;
 
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
     Visitor,
 };
-use serde::forward_to_deserialize_any;
 use serde_json::value::RawValue;
 use serde_path_to_error::Segment;
 
 use crate::{ErrorObject, MethodInfo};
+use missing::{Absent, Missing, NO_VALUE};
 
 /// A method's arguments, decodable from a request's `params`.
 ///
@@ -58,7 +60,7 @@ use crate::{ErrorObject, MethodInfo};
 /// it is public for services written by hand.
 ///
 /// ```
-/// use rpc_runtime::{DecodeParams, MethodInfo, ParamInfo};
+/// use typed_rpc::{DecodeParams, MethodInfo, ParamInfo};
 /// use serde_json::value::RawValue;
 ///
 /// static SUBTRACT: MethodInfo = MethodInfo::method("subtract")
@@ -101,7 +103,7 @@ impl<T: DeserializeOwned> DecodeParams for Whole<T> {
                     unknown.get_or_insert_with(|| Unknown::at(&path));
                 })
             }
-            None => T::deserialize(Missing).map_err(|_| de::Error::custom("missing params")),
+            None => T::deserialize(Absent).map_err(de::Error::custom),
         };
         match (decoded, unknown) {
             (Ok(decoded), None) => Ok(Whole(decoded)),
@@ -109,7 +111,7 @@ impl<T: DeserializeOwned> DecodeParams for Whole<T> {
             (Err(err), _) => {
                 let reason = match params {
                     Some(_) => serde_reason(&err),
-                    None => "missing params".to_owned(),
+                    None => absent_reason(&err),
                 };
                 let path = params.and_then(|raw| whole_path::<T>(raw));
                 Err(invalid_params(param(), None, path.as_deref(), &reason))
@@ -559,25 +561,14 @@ fn count_elements(array: &RawValue) -> usize {
     de.deserialize_seq(Count).unwrap_or(0)
 }
 
-/// A deserializer for a param that was left out: `Option`s read it as `None`,
-/// every other type fails, as serde does for a missing struct field.
-struct Missing;
-
-impl<'de> Deserializer<'de> for Missing {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom("missing"))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_none()
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
+/// The reason absent `params` did not decode: none were sent, and what
+/// the type missed, when it says (a required field of a struct).
+#[cold]
+fn absent_reason(err: &serde_json::Error) -> String {
+    let reason = serde_reason(err);
+    match reason == NO_VALUE {
+        true => reason,
+        false => format!("{NO_VALUE}: {reason}"),
     }
 }
 

@@ -30,7 +30,7 @@ pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Option<String>> + Send 
 /// are not known at compile time.
 ///
 /// ```
-/// use rpc_runtime::{Call, DecodeParams, HandlerFuture, MethodInfo, ParamInfo, Router, RpcService, ServiceInfo};
+/// use typed_rpc::{Call, DecodeParams, HandlerFuture, MethodInfo, ParamInfo, Router, RpcService, ServiceInfo};
 ///
 /// struct Echo;
 ///
@@ -45,7 +45,7 @@ pub type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Option<String>> + Send 
 ///     fn call<'a>(&'a self, method: &str, call: Call<'a>) -> Option<HandlerFuture<'a>> {
 ///         let info = INFO.method(method)?;
 ///         let reply = match <(String,)>::decode(call.params(), info) {
-///             Ok((text,)) => call.respond(Ok::<_, rpc_runtime::ErrorObject>(text)),
+///             Ok((text,)) => call.respond(Ok::<_, typed_rpc::ErrorObject>(text)),
 ///             Err(err) => call.respond_error(&err),
 ///         };
 ///         Some(Box::pin(std::future::ready(reply)))

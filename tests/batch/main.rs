@@ -5,4 +5,5 @@
 mod api;
 #[path = "../support/connect.rs"]
 mod connect;
+mod handles;
 mod transports;

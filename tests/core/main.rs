@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod absent_params;
 mod calculator_example;
 mod client;
 mod conformance;
@@ -14,3 +15,4 @@ mod param_paths;
 mod params;
 mod properties;
 mod router;
+mod wire_names;

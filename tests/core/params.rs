@@ -206,7 +206,7 @@ async fn a_params_struct_takes_the_whole_params_object() {
     );
     assert_invalid_params(
         &ask("tools/call", None).await,
-        json!({"param": "call", "reason": "missing params"}),
+        json!({"param": "call", "reason": "missing params: missing field `name`"}),
     );
 }
 

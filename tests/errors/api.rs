@@ -1,7 +1,5 @@
 //! The API under test: a key-value store whose errors derive `RpcError`.
 
-use std::fmt;
-
 use typed_rpc::{Router, RpcError, rpc};
 
 /// Every shape of variant: named fields, one unnamed field, several, none
@@ -20,14 +18,6 @@ pub enum KvError {
     #[rpc_error(code = -32001, reserved, message = "Read only")]
     ReadOnly,
 }
-
-impl fmt::Display for KvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl std::error::Error for KvError {}
 
 #[rpc(namespace = "kv")]
 pub trait Kv {

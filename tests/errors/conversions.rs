@@ -91,3 +91,24 @@ fn an_unknown_code_or_data_that_does_not_fit_gives_the_object_back() {
         assert_eq!(unknown.into_error_object(), object);
     }
 }
+
+#[test]
+fn display_is_each_variants_message_and_the_type_is_an_error() {
+    let cases = [
+        (
+            KvError::NotFound {
+                key: "a".into(),
+                similar: None,
+            },
+            "Key not found",
+        ),
+        (KvError::StoreFull(100), "Store full"),
+        (KvError::Conflict("a".into(), 7), "Version conflict"),
+        (KvError::ReadOnly, "Read only"),
+    ];
+    for (variant, message) in cases {
+        assert_eq!(variant.to_string(), message);
+        let boxed: Box<dyn std::error::Error> = Box::new(variant);
+        assert!(boxed.source().is_none());
+    }
+}

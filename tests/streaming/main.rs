@@ -6,7 +6,9 @@ mod connect;
 
 mod api;
 mod bounds;
+mod ends;
 mod foreign;
 mod raw;
 mod sse;
 mod subscriptions;
+mod typed;

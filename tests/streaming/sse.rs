@@ -257,7 +257,7 @@ async fn a_client_that_leaves_mid_stream_drops_the_producer() {
 }
 
 #[tokio::test]
-async fn a_graceful_shutdown_ends_the_stream_cleanly() {
+async fn a_graceful_shutdown_ends_the_stream_cleanly_and_says_so() {
     let server = TickerServer::default();
     let alive = server.alive.clone();
     let handle = serve(server, Limits::default()).await;
@@ -265,15 +265,22 @@ async fn a_graceful_shutdown_ends_the_stream_cleanly() {
     let mut items = client.forever(5).await.unwrap();
     assert_eq!(items.next().await.unwrap().unwrap(), 0);
     let stopped = tokio::spawn(async move { handle.shutdown().await });
-    // The items up to the end arrive whole, in order, then the stream ends.
+    // The items up to the end arrive whole, in order, then the event that
+    // says the shutdown cut the stream, then the end.
     let mut expected = 1;
+    let mut cut = None;
     while let Some(item) = tokio::time::timeout(connect::PATIENCE, items.next())
         .await
         .expect("the stream ends")
     {
-        assert_eq!(item.expect("no cut event"), expected);
+        assert!(cut.is_none(), "nothing after the shutdown's event");
+        match item {
+            Ok(item) => assert_eq!(item, expected),
+            Err(err) => cut = Some(err),
+        }
         expected += 1;
     }
+    assert!(cut.expect("the cut is said").is_shutdown());
     assert!(
         tokio::time::timeout(connect::PATIENCE, stopped)
             .await

@@ -15,6 +15,8 @@ pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 /// (`CallError::App`). Its `data` is the list of error details the
 /// specification asks for, an `ErrorInfo` first.
 #[derive(Clone, Debug, PartialEq, RpcError)]
+// `Display` below adds the code to the message.
+#[rpc_error(no_display)]
 pub enum A2aError {
     /// No task with that id (or not one the caller may see).
     #[rpc_error(code = -32001, reserved, message = "Task not found")]

@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::Type;
 
 use super::{
     Names, assert_bound, call_over, ends, place_all, private_ident, relocate, result_check,
@@ -180,17 +181,7 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
         bind,
     } = call(method, index, names);
     let (output, send, error_check) = match (method.kind(), method.output()) {
-        (Kind::Method, Some(ty)) if method.attr.stream.is_some() => {
-            let item = method.stream_item();
-            let send = relocate(
-                quote!(#krate::__private::subscribe(&self.transport, #info, #params)),
-                ty,
-            );
-            let output = quote! {
-                ::core::result::Result<#krate::client::Subscription<#item>, #krate::ClientError>
-            };
-            (relocate(output, ty), quote!(#send.await), None)
-        }
+        (Kind::Method, Some(ty)) if method.attr.stream.is_some() => stream_call(method, ty, names),
         (Kind::Method, Some(ty)) => {
             let ok = result_ok(ty, krate);
             // `.await` too is placed over the return type, on its last
@@ -240,6 +231,68 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
             #send
         }
     }
+}
+
+/// What a client method of the streaming `method`, returning `ty`, returns
+/// and how it calls: as a unary method does, the call's error and each
+/// item's error are the client's error for their types (`CallError<E>`
+/// for an `E` deriving `RpcError`, `ClientError` for an `ErrorObject`).
+fn stream_call(
+    method: &Method,
+    ty: &Type,
+    names: &Names,
+) -> (TokenStream, TokenStream, Option<TokenStream>) {
+    let krate = &names.krate;
+    let (info, params) = (private_ident("method"), private_ident("params"));
+    let (item, items) = (method.stream_item(), method.stream_item_result());
+    // The call's own `Result`, its `impl Stream` put aside: it cannot be
+    // named, and the client's error depends only on the error type.
+    let call = unit_ok(ty);
+    let result_type = quote!(#krate::__private::ResultType);
+    let output = quote! {
+        ::core::result::Result<
+            #krate::client::Subscription<#item, <#items as #result_type>::ClientError>,
+            <#call as #result_type>::ClientError,
+        >
+    };
+    // Every use of the error types is placed over the return type, where
+    // their assertions are, so that a type without `RpcError` is reported
+    // once (see `assert_bound`).
+    let (call_type, items_type) = (type_value(krate, &call, ty), type_value(krate, &items, ty));
+    let send = relocate(
+        quote!(#krate::__private::subscribe(&self.transport, #info, #params)),
+        ty,
+    );
+    let awaited = place_all(quote!(.await), ends(ty).1);
+    let send = call_over(
+        quote!(#krate::__private::typed_stream),
+        quote!(#call_type, #items_type, #send #awaited),
+        ty,
+    );
+    // A spelled-out error type is asserted over the return type, as a
+    // unary method's is, so that one without `RpcError` gets one error.
+    let checks = [
+        crate::ast::result_err_type(ty),
+        items.and_then(crate::ast::result_err_type),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|err| assert_bound(krate, "client_error", err, ty));
+    (relocate(output, ty), send, Some(quote!(#(#checks)*)))
+}
+
+/// `ty`, a `...Result<impl Stream<...>, ...>`, with `()` as its first
+/// argument.
+fn unit_ok(ty: &Type) -> Type {
+    let mut call = ty.clone();
+    if let Type::Path(path) = &mut call
+        && let Some(last) = path.path.segments.last_mut()
+        && let syn::PathArguments::AngleBracketed(args) = &mut last.arguments
+        && let Some(syn::GenericArgument::Type(ok)) = args.args.first_mut()
+    {
+        *ok = syn::parse_quote!(());
+    }
+    call
 }
 
 /// The method of the client's batch that adds a call of `method`.

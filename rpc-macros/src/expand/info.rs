@@ -8,7 +8,6 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::ext::IdentExt;
 
 use super::{Names, type_string};
 use crate::ast::{Api, Arg, Method, ParamsShape};
@@ -144,11 +143,7 @@ fn example_info(
 }
 
 fn param_info(arg: &Arg, krate: &syn::Path) -> TokenStream {
-    // `r#type` is called `type` on the wire.
-    let name = arg
-        .ident()
-        .map(|ident| ident.unraw().to_string())
-        .unwrap_or_default();
+    let name = &arg.name;
     let ty = type_string(&arg.ty);
     let optional = arg.is_optional().then(|| quote!(.optional()));
     let docs = (!arg.docs.is_empty()).then(|| {

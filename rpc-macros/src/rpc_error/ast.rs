@@ -5,7 +5,7 @@ use syn::{Attribute, Expr, ExprLit, ExprUnary, Fields, Ident, Lit, LitStr, UnOp}
 use crate::attr::{parse_flag, unknown_key};
 use crate::ctxt::Ctxt;
 
-const ENUM_KEYS: &[&str] = &["crate"];
+const ENUM_KEYS: &[&str] = &["crate", "no_display"];
 const VARIANT_KEYS: &[&str] = &["code", "message", "reserved"];
 
 /// The enum deriving `RpcError`.
@@ -13,6 +13,9 @@ pub struct ErrorEnum<'a> {
     pub ident: &'a Ident,
     pub krate: syn::Path,
     pub variants: Vec<ErrorVariant<'a>>,
+    /// Whether to implement `Display` (from the messages) and
+    /// `std::error::Error`: not with `no_display`, nor beside thiserror.
+    pub display: bool,
 }
 
 /// One variant: one error code.
@@ -43,31 +46,46 @@ impl<'a> ErrorEnum<'a> {
             );
             return None;
         }
-        let mut krate = syn::parse_quote!(::typed_rpc);
+        let mut parsed = ErrorEnum {
+            ident: &input.ident,
+            krate: syn::parse_quote!(::typed_rpc),
+            variants: Vec::new(),
+            display: !derives_thiserror(input, data),
+        };
         for attr in input
             .attrs
             .iter()
             .filter(|a| a.path().is_ident("rpc_error"))
         {
-            parse_enum_attr(cx, attr, &mut krate);
+            parse_enum_attr(cx, attr, &mut parsed);
         }
-        let variants = data
+        parsed.variants = data
             .variants
             .iter()
             .map(|variant| ErrorVariant::from_syn(cx, variant))
             .collect();
-        Some(ErrorEnum {
-            ident: &input.ident,
-            krate,
-            variants,
-        })
+        Some(parsed)
     }
 }
 
-fn parse_enum_attr(cx: &Ctxt, attr: &Attribute, krate: &mut syn::Path) {
+/// Whether thiserror implements `Display` and `Error` for the enum: its
+/// `#[error(...)]` is on the enum or on a variant.
+fn derives_thiserror(input: &syn::DeriveInput, data: &syn::DataEnum) -> bool {
+    let is_error = |attr: &Attribute| attr.path().is_ident("error");
+    input.attrs.iter().any(is_error)
+        || data
+            .variants
+            .iter()
+            .any(|variant| variant.attrs.iter().any(is_error))
+}
+
+fn parse_enum_attr(cx: &Ctxt, attr: &Attribute, parsed: &mut ErrorEnum) {
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("crate") {
-            *krate = meta.value()?.parse::<LitStr>()?.parse()?;
+            parsed.krate = meta.value()?.parse::<LitStr>()?.parse()?;
+        } else if meta.path.is_ident("no_display") {
+            parse_flag(cx, &meta)?;
+            parsed.display = false;
         } else {
             unknown_key(cx, &meta, "#[rpc_error] on an enum", ENUM_KEYS)?;
         }

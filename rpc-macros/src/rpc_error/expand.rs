@@ -1,6 +1,6 @@
 //! Rendering the conversions: `From<E> for ErrorObject` (the server sends
-//! it), `TryFrom<ErrorObject> for E` (the client reads it back), and the
-//! client's typed error, `CallError<E>`.
+//! it), `TryFrom<ErrorObject> for E` (the client reads it back), the
+//! client's typed error, `CallError<E>`, and `Display` and `Error`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -31,6 +31,7 @@ pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
         .zip(skipped)
         .filter(|(_, skipped)| !**skipped)
         .map(|(v, _)| from_object(krate, ident, v, &data));
+    let display = error.display.then(|| display(error));
     quote! {
         impl ::core::convert::From<#ident> for #krate::ErrorObject {
             fn from(#value: #ident) -> Self {
@@ -74,6 +75,31 @@ pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
                 ::core::convert::From::from(err)
             }
         }
+
+        #display
+    }
+}
+
+/// `Display` writes the variant's message, the one its error object
+/// carries; `Error` has no source.
+fn display(error: &ErrorEnum) -> TokenStream {
+    let ident = error.ident;
+    let arms = error.variants.iter().map(|variant| {
+        let (name, message) = (variant.ident, variant.message());
+        // `{ .. }` matches a variant of any shape without binding its fields.
+        quote!(#ident::#name { .. } => #message,)
+    });
+    let formatter = private_ident("formatter");
+    quote! {
+        impl ::core::fmt::Display for #ident {
+            fn fmt(&self, #formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #formatter.write_str(match *self {
+                    #(#arms)*
+                })
+            }
+        }
+
+        impl ::std::error::Error for #ident {}
     }
 }
 

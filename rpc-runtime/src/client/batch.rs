@@ -11,7 +11,7 @@ use super::{ClientError, DecodeError, OutgoingRequest, Params};
 /// Several requests and notifications sent as one JSON-RPC batch.
 ///
 /// ```
-/// use rpc_runtime::client::{Batch, Params};
+/// use typed_rpc::client::{Batch, Params};
 ///
 /// let mut batch = Batch::new();
 /// let difference = batch.request::<i64>("subtract", Some(Params::from_value(&(42, 23)).unwrap()));
@@ -35,13 +35,23 @@ struct Entry {
     notification: bool,
 }
 
-/// Where the result of one request of a [`Batch`] will be, and its type.
+/// Where the result of one request of a [`Batch`] will be, and its type;
+/// `Copy`, like the typed [`BatchCall`](super::BatchCall).
 #[derive(Debug)]
 pub struct BatchSlot<R> {
     /// The request's position among the batch's requests (notifications skipped).
     request: usize,
     result: PhantomData<fn() -> R>,
 }
+
+// By hand: a derive would ask `R: Clone`, and `R` is only a marker.
+impl<R> Clone for BatchSlot<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R> Copy for BatchSlot<R> {}
 
 impl Batch {
     /// An empty batch.

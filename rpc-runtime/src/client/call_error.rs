@@ -14,8 +14,8 @@ use crate::ErrorObject;
 /// has in [`ClientError`].
 ///
 /// ```
-/// use rpc_runtime::client::{CallError, UnknownError};
-/// use rpc_runtime::{ClientError, ErrorObject};
+/// use typed_rpc::client::{CallError, UnknownError};
+/// use typed_rpc::{ClientError, ErrorObject};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct NotFound;
@@ -82,6 +82,11 @@ impl<E> CallError<E> {
     /// Whether the call timed out.
     pub fn is_timeout(&self) -> bool {
         matches!(self, CallError::Transport(err) if err.kind() == TransportErrorKind::Timeout)
+    }
+
+    /// Whether the server shut down before the call or the stream ended.
+    pub fn is_shutdown(&self) -> bool {
+        matches!(self, CallError::Transport(err) if err.kind() == TransportErrorKind::Shutdown)
     }
 }
 

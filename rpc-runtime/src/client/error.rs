@@ -14,7 +14,7 @@ use crate::ErrorObject;
 /// failure as a bug on one side or the other.
 ///
 /// ```
-/// use rpc_runtime::{ClientError, ErrorObject};
+/// use typed_rpc::{ClientError, ErrorObject};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct TaskNotFound(String);
@@ -73,6 +73,11 @@ impl ClientError {
     pub fn is_timeout(&self) -> bool {
         matches!(self, ClientError::Transport(err) if err.kind() == TransportErrorKind::Timeout)
     }
+
+    /// Whether the server shut down before the call or the stream ended.
+    pub fn is_shutdown(&self) -> bool {
+        matches!(self, ClientError::Transport(err) if err.kind() == TransportErrorKind::Shutdown)
+    }
 }
 
 impl fmt::Display for ClientError {
@@ -115,6 +120,10 @@ pub enum TransportErrorKind {
     Closed,
     /// No reply arrived in time.
     Timeout,
+    /// The server shut down before the reply or the end of the stream: it
+    /// cut a stream short, saying so (see
+    /// [`code::SHUTTING_DOWN`](crate::code::SHUTTING_DOWN)).
+    Shutdown,
     /// The message was refused locally (too large for the transport's limit).
     Refused,
     /// Any other I/O failure.
@@ -157,6 +166,7 @@ impl fmt::Display for TransportError {
             TransportErrorKind::Connect => "could not connect",
             TransportErrorKind::Closed => "connection closed",
             TransportErrorKind::Timeout => "timed out",
+            TransportErrorKind::Shutdown => "the server shut down",
             TransportErrorKind::Refused => "refused",
             TransportErrorKind::Io => "I/O error",
         };

@@ -16,8 +16,8 @@ use crate::Router;
 /// the same typed client that remote callers use.
 ///
 /// ```
-/// use rpc_runtime::client::{ClientExt, InProcess};
-/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// use typed_rpc::client::{ClientExt, InProcess};
+/// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
 /// # struct Nothing;
 /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
 /// # impl RpcService for Nothing {

@@ -29,6 +29,8 @@ pub use params::{Params, ParamsBuilder};
 pub use retry::RetryPolicy;
 pub(crate) use span::traced;
 pub(crate) use subscription::cannot_stream;
+#[cfg(any(feature = "http", feature = "duplex"))]
+pub(crate) use subscription::item_error;
 pub use subscription::{RawItems, Subscription};
 pub use typed_batch::{BatchCall, BatchReplies};
 
@@ -45,8 +47,8 @@ use crate::Response;
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
-/// use rpc_runtime::client::{ClientError, ClientExt, InProcess, OutgoingRequest, Transport};
-/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// use typed_rpc::client::{ClientError, ClientExt, InProcess, OutgoingRequest, Transport};
+/// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
 /// # struct Nothing;
 /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
 /// # impl RpcService for Nothing {
@@ -153,7 +155,7 @@ impl<'a> OutgoingRequest<'a> {
     /// set it from [`MethodInfo::is_idempotent`](crate::MethodInfo::is_idempotent).
     ///
     /// ```
-    /// use rpc_runtime::client::OutgoingRequest;
+    /// use typed_rpc::client::OutgoingRequest;
     ///
     /// let request = OutgoingRequest::new("eth_blockNumber", None).idempotent(true);
     /// assert!(request.is_idempotent());
@@ -181,7 +183,7 @@ impl<'a> OutgoingRequest<'a> {
     /// The message text: a request with `id`, or a notification when `id` is `None`.
     ///
     /// ```
-    /// use rpc_runtime::client::{OutgoingRequest, Params};
+    /// use typed_rpc::client::{OutgoingRequest, Params};
     ///
     /// let params = Params::from_value(&(42, 23)).unwrap();
     /// let request = OutgoingRequest::new("subtract", Some(&params));
@@ -222,8 +224,8 @@ fn push_json_string(out: &mut String, s: &str) {
 /// Untyped calls on any transport, for methods without a trait.
 ///
 /// ```
-/// use rpc_runtime::client::{ClientExt, InProcess, Params};
-/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// use typed_rpc::client::{ClientExt, InProcess, Params};
+/// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
 /// # struct Nothing;
 /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
 /// # impl RpcService for Nothing {

@@ -8,7 +8,7 @@ use crate::{MethodInfo, ParamStyle};
 /// Encoded `params`: JSON text that is an array or an object.
 ///
 /// ```
-/// use rpc_runtime::client::Params;
+/// use typed_rpc::client::Params;
 ///
 /// assert_eq!(Params::from_value(&[1, 2, 4]).unwrap().as_json(), "[1,2,4]");
 /// assert!(Params::from_value(&42).is_err(), "params must be an array or an object");
@@ -46,8 +46,8 @@ impl Params {
 /// ones when nothing but `None`s follows them.
 ///
 /// ```
-/// use rpc_runtime::client::ParamsBuilder;
-/// use rpc_runtime::{MethodInfo, ParamInfo, ParamStyle};
+/// use typed_rpc::client::ParamsBuilder;
+/// use typed_rpc::{MethodInfo, ParamInfo, ParamStyle};
 ///
 /// static GREET: MethodInfo = MethodInfo::method("greet")
 ///     .params(&[ParamInfo::new("name", "String"), ParamInfo::new("greeting", "Option<String>").optional()]);

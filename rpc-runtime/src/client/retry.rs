@@ -32,7 +32,7 @@ use super::{ClientError, TransportErrorKind};
 ///
 /// ```
 /// use std::time::Duration;
-/// use rpc_runtime::client::RetryPolicy;
+/// use typed_rpc::client::RetryPolicy;
 ///
 /// let policy = RetryPolicy::new(4)
 ///     .base_backoff(Duration::from_millis(100))
@@ -107,8 +107,8 @@ impl RetryPolicy {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rpc_runtime::client::{HttpError, RetryPolicy};
-    /// use rpc_runtime::{ClientError, ErrorObject};
+    /// use typed_rpc::client::{HttpError, RetryPolicy};
+    /// use typed_rpc::{ClientError, ErrorObject};
     ///
     /// let policy = RetryPolicy::new(3).jitter(false);
     /// let busy = ClientError::Http(HttpError::new(503, Some(Duration::from_secs(1)), ""));

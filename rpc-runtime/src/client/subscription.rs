@@ -14,16 +14,33 @@ use super::{ClientError, DecodeError};
 /// JSON, or the error that ended the stream.
 pub type RawItems = Pin<Box<dyn Stream<Item = Result<Box<RawValue>, ClientError>> + Send>>;
 
-/// The items of a streaming call (`#[method(stream)]`), each decoded as `T`.
+/// The items of a streaming call (`#[method(stream)]`), each decoded as `T`,
+/// each failure as `E`.
 ///
 /// A [`Stream`]; [`next`](Subscription::next) reads it without a stream
-/// extension trait. It ends when the server's stream ends; an item the
-/// server sends as an error is the last one. Dropping it stops the stream:
-/// on a two-way connection it unsubscribes, over HTTP it closes the
-/// response, and either way the server drops its producer.
+/// extension trait. `E` is what the generated client method returns for
+/// the items' error type: [`ClientError`] for an [`ErrorObject`](crate::ErrorObject),
+/// [`CallError<E>`](super::CallError) for a type deriving `RpcError`, whose
+/// error items then arrive typed in [`CallError::App`](super::CallError::App).
+///
+/// How it ends says why:
+///
+/// - `None` after the last item: the server's stream completed;
+/// - an error item the server sent, then `None`: the stream failed;
+/// - a [`Transport`](ClientError::Transport) error, then `None`: the stream
+///   was cut. Its [`kind`](super::TransportError::kind) is
+///   [`Shutdown`](super::TransportErrorKind::Shutdown) when the server shut
+///   down (it says so before it closes, on Server-Sent Events, WebSocket,
+///   TCP and stdio alike) and [`Closed`](super::TransportErrorKind::Closed)
+///   when the connection was lost; [`ClientError::is_shutdown`] and
+///   [`CallError::is_shutdown`](super::CallError::is_shutdown) tell them apart.
+///
+/// Dropping it stops the stream: on a two-way connection it unsubscribes,
+/// over HTTP it closes the response, and either way the server drops its
+/// producer.
 ///
 /// ```
-/// use rpc_runtime::client::{RawItems, Subscription};
+/// use typed_rpc::client::{RawItems, Subscription};
 /// use serde_json::value::RawValue;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -32,7 +49,7 @@ pub type RawItems = Pin<Box<dyn Stream<Item = Result<Box<RawValue>, ClientError>
 /// let mut numbers = Subscription::<u64>::new(items);
 /// assert_eq!(numbers.next().await.unwrap().unwrap(), 1);
 /// assert_eq!(numbers.next().await.unwrap().unwrap(), 2);
-/// assert!(numbers.next().await.is_none());
+/// assert!(numbers.next().await.is_none()); // completed
 /// # });
 /// # struct Iter<I>(I);
 /// # impl<I: Iterator + Unpin> futures_core::Stream for Iter<I> {
@@ -42,13 +59,13 @@ pub type RawItems = Pin<Box<dyn Stream<Item = Result<Box<RawValue>, ClientError>
 /// #     }
 /// # }
 /// ```
-pub struct Subscription<T> {
+pub struct Subscription<T, E = ClientError> {
     items: RawItems,
-    _item: PhantomData<fn() -> T>,
+    _item: PhantomData<fn() -> (T, E)>,
 }
 
-impl<T> Subscription<T> {
-    /// Decodes `items` as `T`.
+impl<T, E> Subscription<T, E> {
+    /// Decodes `items` as `T`, and their errors as `E`.
     pub fn new(items: RawItems) -> Self {
         Subscription {
             items,
@@ -57,29 +74,46 @@ impl<T> Subscription<T> {
     }
 }
 
-impl<T: DeserializeOwned> Subscription<T> {
+impl<T: DeserializeOwned, E: From<ClientError>> Subscription<T, E> {
     /// The next item; `None` once the stream has ended.
-    pub async fn next(&mut self) -> Option<Result<T, ClientError>> {
+    pub async fn next(&mut self) -> Option<Result<T, E>> {
         std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 }
 
-impl<T: DeserializeOwned> Stream for Subscription<T> {
-    type Item = Result<T, ClientError>;
+impl<T: DeserializeOwned, E: From<ClientError>> Stream for Subscription<T, E> {
+    type Item = Result<T, E>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.items.as_mut().poll_next(cx).map(|item| {
             item.map(|item| {
-                serde_json::from_str(item?.get())
-                    .map_err(|err| ClientError::Decode(DecodeError::result_type(err)))
+                let item = item.and_then(|item| {
+                    serde_json::from_str(item.get())
+                        .map_err(|err| ClientError::Decode(DecodeError::result_type(err)))
+                });
+                item.map_err(E::from)
             })
         })
     }
 }
 
-impl<T> std::fmt::Debug for Subscription<T> {
+impl<T, E> std::fmt::Debug for Subscription<T, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Subscription")
+    }
+}
+
+/// The client's error for an error item of a stream: the server's shutdown
+/// notice is a [`Shutdown`](super::TransportErrorKind::Shutdown) transport
+/// error, any other error object the server's.
+#[cfg(any(feature = "http", feature = "duplex"))]
+pub(crate) fn item_error(error: crate::ErrorObject) -> ClientError {
+    match error.code() {
+        crate::code::SHUTTING_DOWN => ClientError::Transport(super::TransportError::with_source(
+            super::TransportErrorKind::Shutdown,
+            error,
+        )),
+        _ => ClientError::Rpc(error),
     }
 }
 

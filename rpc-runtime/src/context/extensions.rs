@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// values.
 ///
 /// ```
-/// use rpc_runtime::context::Extensions;
+/// use typed_rpc::context::Extensions;
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Caller(&'static str);

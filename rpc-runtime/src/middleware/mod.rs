@@ -27,11 +27,11 @@
 //! ```
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //!
-//! use rpc_macros::rpc;
-//! use rpc_runtime::middleware::{CallLayer, CallRequest, Next, Reply};
-//! use rpc_runtime::{ErrorObject, Router, RpcResult};
+//! use typed_rpc::rpc;
+//! use typed_rpc::middleware::{CallLayer, CallRequest, Next, Reply};
+//! use typed_rpc::{ErrorObject, Router, RpcResult};
 //!
-//! #[rpc(crate = "::rpc_runtime")]
+//! #[rpc]
 //! pub trait Admin {
 //!     #[method(name = "ping")]
 //!     async fn ping(&self) -> RpcResult<String>;

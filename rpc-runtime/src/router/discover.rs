@@ -63,7 +63,7 @@ impl Router {
     /// The OpenRPC document of every service this router dispatches to.
     ///
     /// ```
-    /// # use rpc_runtime::{MethodInfo, Router, ServiceInfo, Call, HandlerFuture, RpcService};
+    /// # use typed_rpc::{MethodInfo, Router, ServiceInfo, Call, HandlerFuture, RpcService};
     /// # struct Svc;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Svc", &[MethodInfo::method("ping").result("()")]);
     /// # impl RpcService for Svc {

@@ -39,7 +39,7 @@ pub const DEFAULT_MAX_BATCH_LEN: usize = 1024;
 /// Cheap to clone: clones share the same services.
 ///
 /// ```
-/// use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
 /// # struct Nothing;
 /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
 /// # impl RpcService for Nothing {
@@ -428,7 +428,7 @@ impl fmt::Debug for Router {
 /// Builds a [`Router`] from several services.
 ///
 /// ```
-/// use rpc_runtime::{Call, HandlerFuture, MethodInfo, Router, RpcService, ServiceInfo};
+/// use typed_rpc::{Call, HandlerFuture, MethodInfo, Router, RpcService, ServiceInfo};
 /// # struct Svc(&'static ServiceInfo);
 /// # impl RpcService for Svc {
 /// #     fn info(&self) -> &'static ServiceInfo { self.0 }
@@ -504,8 +504,8 @@ impl RouterBuilder {
     /// an entry of a batch, is ignored.
     ///
     /// ```
-    /// use rpc_runtime::{CancelPolicy, Router};
-    /// # use rpc_runtime::{Call, HandlerFuture, RpcService, ServiceInfo};
+    /// use typed_rpc::{CancelPolicy, Router};
+    /// # use typed_rpc::{Call, HandlerFuture, RpcService, ServiceInfo};
     /// # struct Nothing;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
     /// # impl RpcService for Nothing {

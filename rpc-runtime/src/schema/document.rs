@@ -16,7 +16,7 @@ const COMPONENTS: &str = "/components/schemas";
 /// by their `#[rpc]` traits, under an `info` title and version of your own.
 ///
 /// ```
-/// use rpc_runtime::{MethodInfo, ParamInfo, ServiceInfo, schema::Document};
+/// use typed_rpc::{MethodInfo, ParamInfo, ServiceInfo, schema::Document};
 ///
 /// static INFO: ServiceInfo = ServiceInfo::new("Greeter", &[
 ///     MethodInfo::method("greet").params(&[ParamInfo::new("name", "String")]).result("String"),

@@ -37,7 +37,7 @@ struct Room([u8; ROOM]);
 ///
 /// ```
 /// use std::pin::pin;
-/// use rpc_runtime::HandlerSlot;
+/// use typed_rpc::HandlerSlot;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let mut slot = pin!(HandlerSlot::new());

@@ -21,6 +21,9 @@
 //! them: a reader that stops reading stops the producer, and memory stays
 //! bounded. A producer is dropped when its subscriber unsubscribes, its
 //! connection closes, its SSE client goes away, or the server shuts down.
+//! A stream cut short by a graceful shutdown ends with an error item,
+//! [`ErrorObject::shutting_down`] (`-32090`), so that its client tells it
+//! from a stream that completed and from a connection lost.
 
 mod data_lines;
 mod items;

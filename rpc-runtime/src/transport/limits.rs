@@ -13,7 +13,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use rpc_runtime::transport::Limits;
+/// use typed_rpc::transport::Limits;
 ///
 /// let limits = Limits::default()
 ///     .max_message_size(1 << 20)
@@ -205,7 +205,7 @@ impl Limits {
     /// come after the connection is admitted.
     ///
     /// ```
-    /// use rpc_runtime::transport::Limits;
+    /// use typed_rpc::transport::Limits;
     ///
     /// let limits = Limits::default().trust_forwarded_from(["10.0.0.1".parse().unwrap()]);
     /// assert_eq!(limits.trusted_proxies().len(), 1);

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 /// and escaped strings all round-trip byte for byte.
 ///
 /// ```
-/// use rpc_runtime::Id;
+/// use typed_rpc::Id;
 /// use serde_json::value::RawValue;
 ///
 /// let raw: &RawValue = serde_json::from_str("-18446744073709551617").unwrap();

@@ -57,7 +57,7 @@ fn envelope<T: Serialize + ?Sized>(
 /// A response as a client reads it, borrowed from the response text.
 ///
 /// ```
-/// use rpc_runtime::Response;
+/// use typed_rpc::Response;
 ///
 /// let response: Response = serde_json::from_str(r#"{"jsonrpc":"2.0","result":19,"id":1}"#).unwrap();
 /// assert_eq!(response.id().unwrap().as_u64(), Some(1));

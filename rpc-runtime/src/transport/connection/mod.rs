@@ -147,11 +147,11 @@ impl Connection {
     /// connection speak one protocol. `None` turns cancelling off.
     ///
     /// ```
-    /// use rpc_runtime::CancelPolicy;
-    /// use rpc_runtime::client::ClientExt;
-    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
-    /// use rpc_runtime::transport::Connection;
-    /// use rpc_runtime::Router;
+    /// use typed_rpc::CancelPolicy;
+    /// use typed_rpc::client::ClientExt;
+    /// use typed_rpc::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use typed_rpc::transport::Connection;
+    /// use typed_rpc::Router;
     /// use tokio::io::AsyncBufReadExt;
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

@@ -75,11 +75,11 @@ impl Connection {
     /// clone is dropped. Must be called within a tokio runtime.
     ///
     /// ```
-    /// use rpc_runtime::client::ClientExt;
-    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
-    /// use rpc_runtime::transport::{Connection, Server};
-    /// use rpc_runtime::{Context, TransportKind};
-    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// use typed_rpc::client::ClientExt;
+    /// use typed_rpc::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use typed_rpc::transport::{Connection, Server};
+    /// use typed_rpc::{Context, TransportKind};
+    /// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
     /// # struct Nothing;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
     /// # impl RpcService for Nothing {

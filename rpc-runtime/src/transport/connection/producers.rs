@@ -11,8 +11,8 @@ use std::task::{Context, Poll};
 
 use super::Serialized;
 use super::subscriptions::Held;
-use crate::StreamInfo;
 use crate::streaming::{Buffer, Frame, Items};
+use crate::{ErrorObject, StreamInfo};
 
 /// The largest buffer kept from one write to the next: a stream of big
 /// items gives its buffer back to the allocator rather than hold it.
@@ -87,10 +87,12 @@ pub(super) struct Producers {
 }
 
 impl Producers {
-    /// Starts pulling from `producer`.
+    /// Starts pulling from `producer`; once closed, ends it at once (see
+    /// [`close`](Self::close)).
     pub(super) fn start(&mut self, producer: Producer) {
-        if !self.closed {
-            self.live.push(producer);
+        match self.closed {
+            false => self.live.push(producer),
+            true => self.cut(producer),
         }
     }
 
@@ -105,10 +107,23 @@ impl Producers {
         }
     }
 
-    /// Drops every producer, now and from now on.
+    /// Drops every producer, now and from now on: the connection is
+    /// closing. Each subscription still running ends with the shutdown
+    /// notice ([`ErrorObject::shutting_down`]) in place of an item, gathered
+    /// to be sent last, so its client tells it from a stream that completed
+    /// and from a connection lost.
     pub(super) fn close(&mut self) {
         self.closed = true;
-        self.live.clear();
+        for producer in std::mem::take(&mut self.live) {
+            self.cut(producer);
+        }
+    }
+
+    /// Drops `producer`, its shutdown notice gathered.
+    #[cold]
+    fn cut(&mut self, producer: Producer) {
+        producer.write_last("error", &ErrorObject::shutting_down(), &mut self.gathered);
+        self.ends.push(self.gathered.len());
     }
 
     /// Gathers the messages the producers have ready, in turns (up to
@@ -148,6 +163,11 @@ impl Producers {
             idle = 0;
         }
         self.gathered.len()
+    }
+
+    /// Whether messages are gathered, waiting to be written.
+    pub(super) fn has_gathered(&self) -> bool {
+        !self.gathered.is_empty()
     }
 
     /// The messages gathered.

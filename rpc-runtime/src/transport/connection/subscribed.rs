@@ -114,7 +114,7 @@ impl Subscribed {
         match note {
             Note::Result(item) => drop(sender.send(Ok(item)).await),
             Note::Error(error) => {
-                drop(sender.send(Err(ClientError::Rpc(error))).await);
+                drop(sender.send(Err(crate::client::item_error(error))).await);
                 self.end(&key.0, &key.1);
             }
             Note::End => self.end(&key.0, &key.1),
@@ -198,7 +198,7 @@ impl Stream for Items {
                 Note::Error(error) => {
                     this.early.clear();
                     this.items.close();
-                    Some(Err(ClientError::Rpc(error)))
+                    Some(Err(crate::client::item_error(error)))
                 }
                 Note::End => {
                     this.items.close();

@@ -79,12 +79,19 @@ pub(super) async fn write_all<W: MessageWriter>(
         }
     }
     // Closing: the subscriptions end here; send what is already queued,
-    // then end the connection cleanly.
+    // then their shutdown notices, then end the connection cleanly.
     queues.producers.close();
     while let Some(message) = queues.try_next() {
         if write(&mut writer, message, queues, timeout).await.is_err() {
             return false;
         }
+    }
+    if queues.producers.has_gathered()
+        && write(&mut writer, Outgoing::Items, queues, timeout)
+            .await
+            .is_err()
+    {
+        return false;
     }
     within(timeout, writer.flush()).await.is_ok() && within(timeout, writer.close()).await.is_ok()
 }

@@ -59,8 +59,8 @@ const DEFAULT_MAX_RESPONSE_SIZE: usize = 64 * 1024 * 1024;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use rpc_runtime::client::{ClientExt, RetryPolicy};
-/// use rpc_runtime::transport::http::HttpClient;
+/// use typed_rpc::client::{ClientExt, RetryPolicy};
+/// use typed_rpc::transport::http::HttpClient;
 ///
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let client = HttpClient::builder("http://127.0.0.1:3000/rpc")
@@ -110,7 +110,7 @@ impl HttpClient {
     /// (30 s), no retries.
     ///
     /// ```
-    /// use rpc_runtime::transport::http::HttpClient;
+    /// use typed_rpc::transport::http::HttpClient;
     ///
     /// assert!(HttpClient::new("http://127.0.0.1:3000/rpc").is_ok());
     /// assert!(HttpClient::new("not a url").is_err());
@@ -127,7 +127,7 @@ impl HttpClient {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rpc_runtime::transport::http::HttpClient;
+    /// use typed_rpc::transport::http::HttpClient;
     ///
     /// let client = HttpClient::builder("http://127.0.0.1:3000/a2a")
     ///     .header("a2a-version", "1.0")
@@ -484,8 +484,8 @@ fn parse_url(url: &str) -> Result<Uri, HttpConfigError> {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rpc_runtime::client::RetryPolicy;
-/// use rpc_runtime::transport::http::HttpClient;
+/// use typed_rpc::client::RetryPolicy;
+/// use typed_rpc::transport::http::HttpClient;
 ///
 /// let client = HttpClient::builder("http://127.0.0.1:8545")
 ///     .header("x-api-key", "k3y")
@@ -552,7 +552,7 @@ impl HttpClientBuilder {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rpc_runtime::transport::{DEFAULT_CALL_TIMEOUT, HttpClient};
+    /// use typed_rpc::transport::{DEFAULT_CALL_TIMEOUT, HttpClient};
     ///
     /// let default = HttpClient::new("http://127.0.0.1:3000").unwrap();
     /// assert_eq!(default.timeout(), Some(DEFAULT_CALL_TIMEOUT));
@@ -599,7 +599,7 @@ impl HttpClientBuilder {
     /// replies.
     ///
     /// ```
-    /// use rpc_runtime::transport::http::HttpClient;
+    /// use typed_rpc::transport::http::HttpClient;
     ///
     /// let legacy = HttpClient::builder("http://127.0.0.1:8332/").jsonrpc_1_0().build().unwrap();
     /// # let _ = legacy;
@@ -613,8 +613,8 @@ impl HttpClientBuilder {
     /// system's roots (cargo feature `tls`).
     ///
     /// ```
-    /// use rpc_runtime::transport::http::HttpClient;
-    /// use rpc_runtime::transport::tls::ClientTlsConfig;
+    /// use typed_rpc::transport::http::HttpClient;
+    /// use typed_rpc::transport::tls::ClientTlsConfig;
     ///
     /// let private = ClientTlsConfig::new(); // .add_root_pem_file("ca.pem")?
     /// let client = HttpClient::builder("https://127.0.0.1:8443/").tls(private).build().unwrap();
@@ -674,7 +674,7 @@ impl HttpClientBuilder {
 /// A mistake in the settings of an [`HttpClient`]: a bad URL or header.
 ///
 /// ```
-/// use rpc_runtime::transport::http::HttpClient;
+/// use typed_rpc::transport::http::HttpClient;
 ///
 /// let err = HttpClient::new("ftp://127.0.0.1/").unwrap_err();
 /// assert!(err.to_string().starts_with("unsupported scheme `ftp` in `ftp://127.0.0.1/`: only http://"));

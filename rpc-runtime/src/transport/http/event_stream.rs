@@ -94,7 +94,7 @@ impl EventItems {
             Ok(result) => Ok(result.to_owned()),
             Err(error) => {
                 self.ended = true;
-                Err(ClientError::Rpc(error))
+                Err(crate::client::item_error(error))
             }
         })
     }

@@ -17,7 +17,7 @@ use super::sse::EventBody;
 ///
 /// ```
 /// use hyper::body::Body;
-/// use rpc_runtime::transport::http::ResponseBody;
+/// use typed_rpc::transport::http::ResponseBody;
 ///
 /// let body = ResponseBody::from(String::from("{}"));
 /// assert_eq!(body.size_hint().exact(), Some(2));

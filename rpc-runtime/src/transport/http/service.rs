@@ -40,9 +40,9 @@ use crate::transport::sync::registry::Presence;
 /// ```
 /// use bytes::Bytes;
 /// use http_body_util::{BodyExt, Full};
-/// use rpc_runtime::transport::Server;
+/// use typed_rpc::transport::Server;
 /// use tower_service::Service;
-/// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+/// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
 /// # struct Nothing;
 /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
 /// # impl RpcService for Nothing {
@@ -228,7 +228,7 @@ where
 ///
 /// ```
 /// use std::convert::Infallible;
-/// use rpc_runtime::transport::http::{HttpResponseFuture, ResponseBody};
+/// use typed_rpc::transport::http::{HttpResponseFuture, ResponseBody};
 ///
 /// fn is_response_future<F: Future<Output = Result<http::Response<ResponseBody>, Infallible>> + Send>() {}
 /// is_response_future::<HttpResponseFuture>();

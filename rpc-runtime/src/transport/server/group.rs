@@ -17,9 +17,9 @@ use super::ServerHandle;
 /// counted from that one moment.
 ///
 /// ```no_run
-/// use rpc_runtime::transport::{Server, ServerGroup};
-/// use rpc_runtime::transport::stream::Framing;
-/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+/// use typed_rpc::transport::{Server, ServerGroup};
+/// use typed_rpc::transport::stream::Framing;
+/// # async fn demo(router: typed_rpc::Router) -> std::io::Result<()> {
 ///
 /// let server = Server::new(router);
 /// let servers = ServerGroup::from_iter([

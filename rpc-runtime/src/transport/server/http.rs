@@ -49,8 +49,8 @@ impl Server {
     /// axum app or serve with hyper yourself. See [`HttpService`].
     ///
     /// ```
-    /// use rpc_runtime::transport::{HttpService, Limits, Server};
-    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// use typed_rpc::transport::{HttpService, Limits, Server};
+    /// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
     /// # struct Nothing;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
     /// # impl RpcService for Nothing {
@@ -121,8 +121,8 @@ impl Server {
     /// WebSocket upgrades are HTTP/1.1's.
     ///
     /// ```no_run
-    /// use rpc_runtime::transport::Server;
-    /// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
+    /// use typed_rpc::transport::Server;
+    /// # async fn demo(router: typed_rpc::Router) -> std::io::Result<()> {
     ///
     /// let handle = Server::new(router).serve_http("127.0.0.1:3000").await?;
     /// println!("listening on {}", handle.local_addr().unwrap());

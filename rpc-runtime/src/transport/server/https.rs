@@ -34,9 +34,9 @@ impl Server {
     /// session to carry one yet).
     ///
     /// ```no_run
-    /// use rpc_runtime::transport::Server;
-    /// use rpc_runtime::transport::tls::TlsConfig;
-    /// # async fn demo(router: rpc_runtime::Router) -> Result<(), Box<dyn std::error::Error>> {
+    /// use typed_rpc::transport::Server;
+    /// use typed_rpc::transport::tls::TlsConfig;
+    /// # async fn demo(router: typed_rpc::Router) -> Result<(), Box<dyn std::error::Error>> {
     ///
     /// let tls = TlsConfig::from_pem_files("fullchain.pem", "key.pem")?;
     /// let handle = Server::new(router).serve_https("0.0.0.0:8443", tls).await?;

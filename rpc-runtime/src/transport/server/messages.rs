@@ -20,10 +20,10 @@ impl Server {
     /// Must be called within a tokio runtime, which drives the connection.
     ///
     /// ```
-    /// use rpc_runtime::transport::stream::{FramedReader, FramedWriter, Framing};
-    /// use rpc_runtime::transport::Server;
-    /// use rpc_runtime::{Context, TransportKind};
-    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// use typed_rpc::transport::stream::{FramedReader, FramedWriter, Framing};
+    /// use typed_rpc::transport::Server;
+    /// use typed_rpc::{Context, TransportKind};
+    /// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
     /// # struct Nothing;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
     /// # impl RpcService for Nothing {

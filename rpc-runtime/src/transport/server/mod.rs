@@ -35,8 +35,8 @@ pub(crate) use lifecycle::Lifecycle;
 /// every server.
 ///
 /// ```no_run
-/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
-/// use rpc_runtime::transport::{Limits, Server};
+/// # async fn demo(router: typed_rpc::Router) -> std::io::Result<()> {
+/// use typed_rpc::transport::{Limits, Server};
 ///
 /// let server = Server::new(router).limits(Limits::default().max_connections(100));
 /// # let _ = server;
@@ -75,9 +75,9 @@ impl Server {
     /// server's own origin may (see [`Cors`](crate::transport::http::Cors)).
     ///
     /// ```
-    /// use rpc_runtime::transport::Server;
-    /// use rpc_runtime::transport::http::Cors;
-    /// # use rpc_runtime::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
+    /// use typed_rpc::transport::Server;
+    /// use typed_rpc::transport::http::Cors;
+    /// # use typed_rpc::{Call, HandlerFuture, Router, RpcService, ServiceInfo};
     /// # struct Nothing;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Nothing", &[]);
     /// # impl RpcService for Nothing {
@@ -88,7 +88,7 @@ impl Server {
     /// let server = Server::new(Router::new(Nothing))
     ///     .cors(Cors::allow_origins(["https://app.example.com"])?);
     /// # let _ = server;
-    /// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
+    /// # Ok::<(), typed_rpc::transport::http::CorsError>(())
     /// ```
     #[cfg(feature = "http")]
     pub fn cors(mut self, cors: crate::transport::http::Cors) -> Self {
@@ -110,9 +110,9 @@ impl Server {
 /// [`ServerGroup`].
 ///
 /// ```no_run
-/// # async fn demo(router: rpc_runtime::Router) -> std::io::Result<()> {
-/// use rpc_runtime::transport::Server;
-/// use rpc_runtime::transport::stream::Framing;
+/// # async fn demo(router: typed_rpc::Router) -> std::io::Result<()> {
+/// use typed_rpc::transport::Server;
+/// use typed_rpc::transport::stream::Framing;
 ///
 /// let handle = Server::new(router).serve_tcp("127.0.0.1:0", Framing::Lines).await?;
 /// println!("listening on tcp://{}", handle.local_addr().unwrap());

@@ -32,8 +32,8 @@ const READ_CHUNK: usize = 8 * 1024;
 /// Reads framed messages from a byte stream.
 ///
 /// ```
-/// use rpc_runtime::transport::stream::{FramedReader, Framing};
-/// use rpc_runtime::transport::{Inbound, MessageReader};
+/// use typed_rpc::transport::stream::{FramedReader, Framing};
+/// use typed_rpc::transport::{Inbound, MessageReader};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let bytes: &[u8] = b"Content-Length: 2\r\n\r\n{}Content-Length: 9\r\n\r\n[1,2,3,4]";

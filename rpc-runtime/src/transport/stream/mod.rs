@@ -5,9 +5,9 @@
 //! only messages; log to stderr; the server stops when stdin ends):
 //!
 //! ```no_run
-//! # async fn demo(router: rpc_runtime::Router) {
-//! use rpc_runtime::transport::stream::Framing;
-//! use rpc_runtime::transport::Server;
+//! # async fn demo(router: typed_rpc::Router) {
+//! use typed_rpc::transport::stream::Framing;
+//! use typed_rpc::transport::Server;
 //!
 //! let server = Server::new(router).serve_stdio(Framing::ContentLength);
 //! server.stopped().await;
@@ -18,8 +18,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! use rpc_runtime::client::ClientExt;
-//! use rpc_runtime::transport::stream::{Framing, StreamConnector};
+//! use typed_rpc::client::ClientExt;
+//! use typed_rpc::transport::stream::{Framing, StreamConnector};
 //!
 //! let mut command = tokio::process::Command::new("my-mcp-server");
 //! let child = StreamConnector::new(Framing::Lines).spawn(&mut command)?;
@@ -90,8 +90,8 @@ impl<R: MessageReader> MessageReader for FirstMessageWithin<R> {
 /// ```no_run
 /// # async fn demo() -> std::io::Result<()> {
 /// use std::time::Duration;
-/// use rpc_runtime::client::ClientExt;
-/// use rpc_runtime::transport::stream::{Framing, StreamConnector};
+/// use typed_rpc::client::ClientExt;
+/// use typed_rpc::transport::stream::{Framing, StreamConnector};
 ///
 /// let connection = StreamConnector::new(Framing::Lines).connect_tcp("127.0.0.1:4000").await?;
 /// let connection = connection.with_timeout(Duration::from_secs(5));

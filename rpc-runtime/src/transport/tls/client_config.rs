@@ -18,8 +18,8 @@ use super::{TlsConfigError, pem};
 /// ([`system_roots`](Self::system_roots)). Cheap to clone.
 ///
 /// ```no_run
-/// use rpc_runtime::transport::http::HttpClient;
-/// use rpc_runtime::transport::tls::ClientTlsConfig;
+/// use typed_rpc::transport::http::HttpClient;
+/// use typed_rpc::transport::tls::ClientTlsConfig;
 ///
 /// # fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// let tls = ClientTlsConfig::new().add_root_pem_file("ca.pem")?;

@@ -6,7 +6,7 @@ use std::fmt;
 /// holds no certificate or no key, or a key that does not fit rustls.
 ///
 /// ```
-/// use rpc_runtime::transport::tls::TlsConfig;
+/// use typed_rpc::transport::tls::TlsConfig;
 ///
 /// let err = TlsConfig::from_pem(b"not PEM", b"not PEM either").unwrap_err();
 /// assert_eq!(err.to_string(), "no certificate in the PEM certificate chain");

@@ -17,9 +17,9 @@ use crate::transport::sync::lock;
 /// connections already open keep theirs. Clones share the certificate.
 ///
 /// ```no_run
-/// use rpc_runtime::transport::tls::{ReloadableCertificate, TlsConfig};
+/// use typed_rpc::transport::tls::{ReloadableCertificate, TlsConfig};
 ///
-/// # fn demo() -> Result<(), rpc_runtime::transport::tls::TlsConfigError> {
+/// # fn demo() -> Result<(), typed_rpc::transport::tls::TlsConfigError> {
 /// let certificate = ReloadableCertificate::from_pem_files("fullchain.pem", "key.pem")?;
 /// let tls = TlsConfig::from_reloadable(&certificate);
 /// // ... serve with `tls`; once the files are renewed:

@@ -18,9 +18,9 @@ use super::{H2, HTTP_1_1, TlsConfigError, pem};
 /// Cheap to clone (one `Arc`).
 ///
 /// ```no_run
-/// use rpc_runtime::transport::tls::TlsConfig;
+/// use typed_rpc::transport::tls::TlsConfig;
 ///
-/// # fn demo() -> Result<(), rpc_runtime::transport::tls::TlsConfigError> {
+/// # fn demo() -> Result<(), typed_rpc::transport::tls::TlsConfigError> {
 /// let tls = TlsConfig::from_pem_files("/etc/ssl/rpc/fullchain.pem", "/etc/ssl/rpc/key.pem")?;
 /// # let _ = tls; Ok(()) }
 /// ```

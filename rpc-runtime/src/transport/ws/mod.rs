@@ -11,12 +11,12 @@
 //! answered by id, in whatever order they finish.
 //!
 //! ```
-//! use rpc_macros::rpc;
-//! use rpc_runtime::transport::Server;
-//! use rpc_runtime::transport::ws::WsConnector;
-//! use rpc_runtime::{Context, Router, RpcResult};
+//! use typed_rpc::rpc;
+//! use typed_rpc::transport::Server;
+//! use typed_rpc::transport::ws::WsConnector;
+//! use typed_rpc::{Context, Router, RpcResult};
 //!
-//! #[rpc(crate = "::rpc_runtime")]
+//! #[rpc]
 //! pub trait Greeter {
 //!     #[method(name = "greet")]
 //!     async fn greet(&self, #[context] cx: &Context, name: String) -> RpcResult<String>;

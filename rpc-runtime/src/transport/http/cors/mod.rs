@@ -60,7 +60,7 @@ use http::{HeaderName, HeaderValue, header};
 ///
 /// ```
 /// use std::time::Duration;
-/// use rpc_runtime::transport::http::Cors;
+/// use typed_rpc::transport::http::Cors;
 ///
 /// let cors = Cors::allow_origins(["https://app.example.com", "http://localhost:5173"])?
 ///     .allow_headers(["A2A-Version"])?
@@ -73,7 +73,7 @@ use http::{HeaderName, HeaderValue, header};
 ///      (no trailing `/` either)"
 /// );
 /// # let _ = cors;
-/// # Ok::<(), rpc_runtime::transport::http::CorsError>(())
+/// # Ok::<(), typed_rpc::transport::http::CorsError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Cors {

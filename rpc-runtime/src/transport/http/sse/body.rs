@@ -148,10 +148,13 @@ impl EventBody {
                 continue;
             }
             if self.stopping.as_mut().poll(cx).is_ready() {
-                // Whole events only: what is gathered, then the end.
+                // Whole events only: what is gathered, then, for a stream
+                // still running, the event saying it was cut, then the end.
+                if let Some(items) = self.items.take() {
+                    items.write_shutdown(chunk);
+                }
                 self.ended = true;
                 self.running = None;
-                self.items = None;
                 return Gathered::Stopping;
             }
             if !self.events.is_empty() {

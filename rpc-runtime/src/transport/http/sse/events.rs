@@ -7,6 +7,7 @@ use std::task::{Context, Poll, ready};
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use crate::ErrorObject;
 use crate::streaming::{Buffer, Frame, Items, data_event};
 use crate::wire::Id;
 
@@ -99,5 +100,13 @@ impl ItemEvents {
             }
             None => Poll::Ready(false),
         }
+    }
+
+    /// Appends the event that ends the stream cut short by a shutdown: an
+    /// error of the call, [`ErrorObject::shutting_down`].
+    #[cold]
+    pub(super) fn write_shutdown(&self, out: &mut Vec<u8>) {
+        // Cannot fail: an error object serializes.
+        let _ = self.error.write(&ErrorObject::shutting_down(), out);
     }
 }

@@ -35,10 +35,10 @@ const ERROR_BODY_LIMIT: usize = 1024;
 /// hand it to [`connect_over`](WsConnector::connect_over).
 ///
 /// ```no_run
-/// # async fn demo() -> Result<(), rpc_runtime::ClientError> {
+/// # async fn demo() -> Result<(), typed_rpc::ClientError> {
 /// use std::time::Duration;
-/// use rpc_runtime::client::ClientExt;
-/// use rpc_runtime::transport::ws::WsConnector;
+/// use typed_rpc::client::ClientExt;
+/// use typed_rpc::transport::ws::WsConnector;
 ///
 /// let connection = WsConnector::new()
 ///     .header("authorization", "Bearer s3cret")
@@ -71,7 +71,7 @@ impl WsConnector {
     /// A connector with default limits, no extra headers and no handlers.
     ///
     /// ```
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// let connector = WsConnector::new().max_message_size(1 << 20);
     /// # let _ = connector;
@@ -93,9 +93,9 @@ impl WsConnector {
     /// server calls through its handlers' [`Context::connection`].
     ///
     /// ```
-    /// use rpc_runtime::Router;
-    /// use rpc_runtime::transport::ws::WsConnector;
-    /// # use rpc_runtime::{Call, HandlerFuture, RpcService, ServiceInfo};
+    /// use typed_rpc::Router;
+    /// use typed_rpc::transport::ws::WsConnector;
+    /// # use typed_rpc::{Call, HandlerFuture, RpcService, ServiceInfo};
     /// # struct Notifications;
     /// # static INFO: ServiceInfo = ServiceInfo::new("Notifications", &[]);
     /// # impl RpcService for Notifications {
@@ -120,7 +120,7 @@ impl WsConnector {
     /// [`connect`](WsConnector::connect).
     ///
     /// ```
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// let connector = WsConnector::new()
     ///     .header("authorization", "Bearer s3cret")
@@ -153,7 +153,7 @@ impl WsConnector {
     /// code `1009`.
     ///
     /// ```
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// let connector = WsConnector::new().max_message_size(64 * 1024);
     /// # let _ = connector;
@@ -167,8 +167,8 @@ impl WsConnector {
     /// system's roots (cargo feature `tls`).
     ///
     /// ```
-    /// use rpc_runtime::transport::tls::ClientTlsConfig;
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// use typed_rpc::transport::tls::ClientTlsConfig;
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// let connector = WsConnector::new().tls(ClientTlsConfig::new()); // .add_root_pem_file("ca.pem")?
     /// # let _ = connector;
@@ -193,8 +193,8 @@ impl WsConnector {
     /// `tokio::time::timeout` to bound it.
     ///
     /// ```no_run
-    /// # async fn demo() -> Result<(), rpc_runtime::ClientError> {
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// # async fn demo() -> Result<(), typed_rpc::ClientError> {
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// let connection = WsConnector::new().connect("ws://127.0.0.1:3000/").await?;
     /// connection.close();
@@ -264,7 +264,7 @@ impl WsConnector {
     ///
     /// ```no_run
     /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    /// use rpc_runtime::transport::ws::WsConnector;
+    /// use typed_rpc::transport::ws::WsConnector;
     ///
     /// // For wss://, this would be a TLS stream (tokio-rustls, tokio-native-tls).
     /// let stream = tokio::net::TcpStream::connect("127.0.0.1:3000").await?;
