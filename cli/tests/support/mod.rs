@@ -7,17 +7,17 @@
 #[path = "../../../examples/common/calculator_api.rs"]
 pub mod calculator_api;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::runtime::Runtime;
 use typed_rpc::Router;
 use typed_rpc::transport::stream::Framing;
 use typed_rpc::transport::{Server, ServerHandle};
+use typed_rpc_test_support::{cargo, paths, process};
 
 use calculator_api::{Calc, Calculator as _};
 
@@ -54,38 +54,13 @@ pub fn typed_rpc(args: &[&str]) -> Run {
     run(command)
 }
 
-/// Runs `command` to its end, killing it if it outlives [`PATIENCE`].
-pub fn run(mut command: Command) -> Run {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("typed-rpc starts");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for typed-rpc") {
-            break status;
-        }
-        if started.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("typed-rpc ran for more than {PATIENCE:?}: {command:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+/// Runs `command` to its end, ending it if it outlives [`PATIENCE`].
+pub fn run(command: Command) -> Run {
+    let output = process::run(command, PATIENCE).unwrap();
     Run {
-        status,
-        stdout: stdout.join().expect("stdout read"),
-        stderr: stderr.join().expect("stderr read"),
+        status: output.status,
+        stdout: output.stdout,
+        stderr: output.stderr,
     }
 }
 
@@ -205,9 +180,7 @@ impl Recorder {
 
 /// The repository's root.
 pub fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ is in the repository")
+    paths::workspace_root()
 }
 
 /// The calculator's OpenRPC document, as the repository keeps it.
@@ -215,34 +188,10 @@ pub fn calculator_document() -> PathBuf {
     repo().join("tests/schema/calculator.openrpc.json")
 }
 
-/// The calculator example's binary, built once per test binary into the
-/// target directory (and profile) this test was built in.
-pub fn calculator_binary() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
-        let profile = cli.parent().expect("the binary is in a profile directory");
-        let target = profile
-            .parent()
-            .expect("the profile is in a target directory");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(repo())
-            .args(["build", "--quiet", "--example", "calculator"])
-            .env("CARGO_TARGET_DIR", target);
-        if profile.file_name().is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(
-            status.success(),
-            "`cargo build --example calculator` failed: {status}"
-        );
-        profile
-            .join("examples")
-            .join(format!("calculator{}", std::env::consts::EXE_SUFFIX))
-    })
+/// The calculator example's binary, built on first use into the target
+/// directory (and profile) this test was built in.
+pub fn calculator_binary() -> PathBuf {
+    cargo::example("typed-rpc", "calculator").unwrap()
 }
 
 /// A file in a fresh directory of this test's own under the target directory.
