@@ -15,25 +15,18 @@
 
 #[path = "../../examples/common/calculator_api.rs"]
 mod calculator_api;
+mod driver;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::Duration;
 
 use futures_util::stream::{self, Stream};
-use serde_json::Value;
 use tokio::net::TcpListener;
 use typed_rpc::transport::Server;
 use typed_rpc::transport::http::{Cors, HttpClient};
 use typed_rpc::{Router, RpcResult, rpc};
-use typed_rpc_test_support::npm::NodePackages;
-use typed_rpc_test_support::{debian, paths, process};
 
 use calculator_api::{Calc, Calculator, CalculatorClient};
-
-/// How long the driver may take, the browser's start included.
-const DRIVER_LIMIT: Duration = Duration::from_secs(90);
+use driver::{drive, driver};
 
 /// A streaming method beside the calculator, for the page's event stream.
 #[rpc]
@@ -55,35 +48,6 @@ impl Ticker for Ticks {
     ) -> RpcResult<impl Stream<Item = RpcResult<u64>> + Send + 'static> {
         Ok(stream::iter((0..to).map(Ok)))
     }
-}
-
-/// The driver: `drive.js` with its pinned packages, and the browser it
-/// opens, Debian's chromium, both installed when missing.
-fn driver() -> Command {
-    let chromium = std::env::var_os("TYPED_RPC_TEST_CHROMIUM")
-        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-    let chromium = debian::binary("chromium", chromium).unwrap();
-    let packages =
-        NodePackages::install(paths::workspace_root().join("tests/browser/npm")).unwrap();
-    let mut command = packages.node("drive.js");
-    command.env("CHROMIUM", chromium);
-    command
-}
-
-/// What each page showed, by name: `pages` are `(name, url)`.
-fn drive(mut driver: Command, pages: &[(&str, String)]) -> Value {
-    for (name, url) in pages {
-        driver.arg(format!("{name}={url}"));
-    }
-    // Ended at the limit by `SIGTERM` first: the driver closes the browser.
-    let output = process::run(driver, DRIVER_LIMIT).unwrap();
-    assert!(
-        output.success(),
-        "the browser driver failed:\n{}",
-        output.stderr
-    );
-    serde_json::from_str(output.stdout.trim())
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", output.stdout, output.stderr))
 }
 
 /// Serves the page on a loopback port of its own: an origin.

@@ -12,8 +12,10 @@
 //! command to run), and the driver's pinned npm package with `npm ci`
 //! unless it is there. Node.js 20+ with npm must be on `PATH`.
 
+#[path = "../../../tests/browser/driver.rs"]
+mod driver;
+
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use serde_json::Value;
 use tokio::net::TcpListener;
@@ -21,32 +23,8 @@ use typed_rpc::transport::http::Cors;
 use typed_rpc_a2a::http::{App, ENDPOINT_PATH};
 use typed_rpc_a2a::server::{InMemoryTaskStore, RequestHandler};
 use typed_rpc_a2a::text_agent::{TextAgent, card};
-use typed_rpc_test_support::npm::NodePackages;
-use typed_rpc_test_support::{debian, paths, process};
 
-/// How long the driver may take, the browser's start included.
-const DRIVER_LIMIT: Duration = Duration::from_secs(90);
-
-/// What each page showed, by name: `pages` are `(name, url)`.
-fn drive(pages: &[(&str, String)]) -> Value {
-    let chromium = debian::binary("chromium", "/usr/bin/chromium").unwrap();
-    let packages =
-        NodePackages::install(paths::workspace_root().join("tests/browser/npm")).unwrap();
-    let mut driver = packages.node("drive.js");
-    driver.env("CHROMIUM", chromium);
-    for (name, url) in pages {
-        driver.arg(format!("{name}={url}"));
-    }
-    // Ended at the limit by `SIGTERM` first: the driver closes the browser.
-    let output = process::run(driver, DRIVER_LIMIT).unwrap();
-    assert!(
-        output.success(),
-        "the browser driver failed:\n{}",
-        output.stderr
-    );
-    serde_json::from_str(output.stdout.trim())
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", output.stdout, output.stderr))
-}
+use driver::{drive, driver};
 
 /// Serves `tests/browser/page.html` on a loopback port of its own: an origin.
 async fn page_server() -> SocketAddr {
@@ -72,13 +50,15 @@ async fn agent(origin: SocketAddr) -> SocketAddr {
 
 /// What the allowed page and the refused one showed.
 async fn browse() -> Value {
+    // First, before anything runs on this runtime: it may take a while.
+    let driver = driver();
     let (allowed, refused) = (page_server().await, page_server().await);
     let agent = agent(allowed).await;
     let pages = [
         ("allowed", format!("http://{allowed}/?agent={agent}")),
         ("refused", format!("http://{refused}/?agent={agent}")),
     ];
-    tokio::task::spawn_blocking(move || drive(&pages))
+    tokio::task::spawn_blocking(move || drive(driver, &pages))
         .await
         .unwrap()
 }
