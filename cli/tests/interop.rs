@@ -3,20 +3,19 @@
 //! `Content-Length` framing, the foreign servers of `tests/interop/`.
 //!
 //! Their npm packages are pinned in `tests/interop/package-lock.json`;
-//! `.ci/run` installs them, and this test does when they are missing or
-//! stale (`npm ci`). Node.js 20+ with npm must be on `PATH`.
+//! this test installs them (`npm ci`) when they are missing or stale, under
+//! the same lock as the root crate's interop test. Node.js 20+ with npm must
+//! be on `PATH`.
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
 use support::{repo, scratch_file, typed_rpc};
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::npm::NodePackages;
 
 /// How long a foreign server may take to say where it listens.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -25,79 +24,16 @@ fn interop_dir() -> PathBuf {
     repo().join("tests").join("interop")
 }
 
-/// The packages of `tests/interop/`, installed once per test binary unless
-/// `node_modules` already holds the versions the lock file pins.
-fn node_packages() {
-    static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let dir = interop_dir();
-        let pinned = |path: PathBuf| -> Option<Value> {
-            let lock: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-            let mut packages = lock.get("packages")?.as_object()?.clone();
-            packages.remove("");
-            Some(
-                packages
-                    .into_iter()
-                    .map(|(path, entry)| (path, entry["version"].clone()))
-                    .collect(),
-            )
-        };
-        let wanted = pinned(dir.join("package-lock.json"));
-        if wanted.is_some() && wanted == pinned(dir.join("node_modules/.package-lock.json")) {
-            return;
-        }
-        let status = Command::new("npm")
-            .current_dir(&dir)
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-            .stdout(Stdio::null())
-            .status()
-            .expect("these tests need npm on PATH to install jayson and vscode-jsonrpc");
-        assert!(
-            status.success(),
-            "`npm ci` in {} failed: {status}",
-            dir.display()
-        );
-    });
-}
-
-/// A foreign server, ended when the test is done with it.
-struct Foreign(Child);
-
-impl Drop for Foreign {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// The packages of `tests/interop/`, installed unless they are there.
+fn interop_packages() -> NodePackages {
+    NodePackages::install(interop_dir()).unwrap()
 }
 
 /// Starts `jayson_server.js TRANSPORT` and returns it with the URL it announces.
-fn jayson(transport: &str) -> (Foreign, String) {
-    node_packages();
-    let mut child = Command::new("node")
-        .arg(interop_dir().join("jayson_server.js"))
-        .arg(transport)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        if let Some(Ok(line)) = lines.next() {
-            let _ = tx.send(line);
-        }
-        lines.for_each(drop);
-    });
-    let server = Foreign(child);
-    let line = rx
-        .recv_timeout(PATIENCE)
-        .expect("jayson announces its address");
-    let url = line
-        .strip_prefix("listening on ")
-        .expect("`listening on URL`")
-        .to_owned();
-    (server, url)
+fn jayson(transport: &str) -> (ChildGuard, String) {
+    let mut command = interop_packages().node("jayson_server.js");
+    command.arg(transport);
+    ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap()
 }
 
 #[test]
@@ -181,8 +117,7 @@ fn a_batch_and_notifications_to_jayson() {
 
 #[test]
 fn spawns_a_vscode_jsonrpc_server_on_stdio_with_content_length() {
-    node_packages();
-    let script = interop_dir().join("vscode_server.js");
+    let script = interop_packages().dir().join("vscode_server.js");
     let url = format!("stdio:node '{}'", script.display());
     let call = |args: &[&str]| {
         let mut all = vec!["call", "--framing", "content-length", &url];

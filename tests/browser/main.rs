@@ -7,34 +7,27 @@
 //! is refused: its `fetch` rejects, its `WebSocket` errors, and a call it
 //! sends without a preflight never runs.
 //!
-//! Needs `/usr/bin/chromium` (`apt-get install -y chromium`, which `.ci/run`
-//! does when it is missing) and Node.js 20+ with npm; without them the test
-//! fails, saying so. The npm package is installed here on first use unless
-//! `.ci/run` has.
+//! The test provisions both: `/usr/bin/chromium` is installed with
+//! `apt-get install chromium` when it is missing and the test runs as root
+//! (not root, it fails with the command to run), and the pinned npm package
+//! with `npm ci` unless it is there. Node.js 20+ with npm must be on `PATH`.
+//! `TYPED_RPC_TEST_CHROMIUM` names another binary instead, which is there
+//! to try what happens when it is missing.
 
 #[path = "../../examples/common/calculator_api.rs"]
 mod calculator_api;
-#[path = "../support/process.rs"]
-mod process;
+mod driver;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::time::Duration;
 
 use futures_util::stream::{self, Stream};
-use serde_json::Value;
 use tokio::net::TcpListener;
 use typed_rpc::transport::Server;
 use typed_rpc::transport::http::{Cors, HttpClient};
 use typed_rpc::{Router, RpcResult, rpc};
 
 use calculator_api::{Calc, Calculator, CalculatorClient};
-
-const CHROMIUM: &str = "/usr/bin/chromium";
-/// How long the driver may take, the browser's start included.
-const DRIVER_LIMIT: Duration = Duration::from_secs(90);
+use driver::{drive, driver};
 
 /// A streaming method beside the calculator, for the page's event stream.
 #[rpc]
@@ -58,52 +51,6 @@ impl Ticker for Ticks {
     }
 }
 
-fn npm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/npm")
-}
-
-/// Chromium is there, and so is the pinned `playwright-core`.
-fn provisioned() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        assert!(
-            Path::new(CHROMIUM).is_file(),
-            "Debian's chromium is not installed at {CHROMIUM}: run `apt-get install -y chromium` \
-             as root (.ci/run installs it when it is missing)"
-        );
-        if npm_dir()
-            .join("node_modules/playwright-core/package.json")
-            .is_file()
-        {
-            return;
-        }
-        let status = Command::new("npm")
-            .current_dir(npm_dir())
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-            .stdout(Stdio::null())
-            .status()
-            .unwrap_or_else(|err| panic!("the browser test needs npm on PATH: {err}"));
-        assert!(
-            status.success(),
-            "`npm ci` in tests/browser/npm failed ({status})"
-        );
-    });
-}
-
-/// What each page showed, by name: `pages` are `(name, url)`.
-fn drive(pages: &[(&str, String)]) -> Value {
-    provisioned();
-    let mut command = Command::new("node");
-    command.current_dir(npm_dir()).arg("drive.js");
-    for (name, url) in pages {
-        command.arg(format!("{name}={url}"));
-    }
-    // Ended at the limit by `SIGTERM` first: the driver closes the browser.
-    let (ok, out, err) = process::bounded(command, DRIVER_LIMIT);
-    assert!(ok, "the browser driver failed:\n{err}");
-    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
-}
-
 /// Serves the page on a loopback port of its own: an origin.
 async fn page_server() -> SocketAddr {
     let page = axum::response::Html(include_str!("page.html"));
@@ -116,6 +63,8 @@ async fn page_server() -> SocketAddr {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_refused() {
+    // First, before anything runs on this runtime: it may take a while.
+    let driver = driver();
     let allowed = page_server().await;
     let refused = page_server().await;
     let router = Router::builder()
@@ -135,7 +84,7 @@ async fn a_page_on_an_allowed_origin_calls_the_calculator_and_one_elsewhere_is_r
         ("allowed", format!("http://{allowed}/?rpc={rpc}")),
         ("refused", format!("http://{refused}/?rpc={rpc}")),
     ];
-    let seen = tokio::task::spawn_blocking(move || drive(&pages))
+    let seen = tokio::task::spawn_blocking(move || drive(driver, &pages))
         .await
         .unwrap();
 

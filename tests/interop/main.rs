@@ -10,13 +10,12 @@
 //!   default `Accept` (`streams.rs`).
 //!
 //! The foreign side lives beside this file in `tests/interop/`: scripts
-//! that print a JSON report, and the manifests that pin their packages. The packages are
-//! installed here on first use (once per test binary, and only when missing
-//! or stale): `npm ci` into `tests/interop/node_modules`, `pip install
-//! --target` into `<target dir>/interop-python`. `.ci/run` installs them
-//! first, so a registry that cannot be reached fails CI early and plainly.
-//! Node.js 20+ and Python 3 with pip must be on `PATH`; without them these
-//! tests fail, saying so.
+//! that print a JSON report, and the manifests that pin their packages. The
+//! packages are installed by the tests with `typed-rpc-test-support` (once
+//! per test binary, and only when missing or stale): `npm ci` into
+//! `tests/interop/node_modules`, `pip install --target` into `<target
+//! dir>/interop-python`. Node.js 20+ and Python 3 with pip must be on
+//! `PATH`; without them these tests fail, saying so.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -25,13 +24,10 @@ mod waiter;
 
 mod streams;
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use typed_rpc::client::{Batch, ClientExt, Params, Transport};
@@ -39,377 +35,70 @@ use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::ws::WsConnector;
 use typed_rpc::{ErrorObject, Router, RpcResult, rpc};
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::pip::PythonPackages;
+use typed_rpc_test_support::{cargo, paths, process};
 
 use support::calculator_api::CalculatorClient;
-use support::examples::{self, repo, target_dir};
 
 /// How long a foreign script may run, or a server take to announce itself.
 const PATIENCE: Duration = Duration::from_secs(60);
 
 // ---------------------------------------------------------------------------
-// Where things are.
+// The foreign side, provisioned once per test binary.
 
 /// `tests/interop`, the foreign side.
 fn interop_dir() -> PathBuf {
-    repo().join("tests").join("interop")
+    paths::workspace_root().join("tests").join("interop")
 }
 
-// ---------------------------------------------------------------------------
-// Provisioning, once per test binary.
+/// Starts a server, ended when dropped, also when the test fails, and
+/// waits for its `listening on <url>` line.
+fn serve(mut command: Command) -> (ChildGuard, String) {
+    ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap()
+}
 
 /// The calculator example's binary.
-fn calculator() -> &'static Path {
-    examples::binary("calculator")
-}
-
-/// `tests/interop/node_modules`, installed with `npm ci` unless it already
-/// holds what `package-lock.json` pins.
-fn node_packages() {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
-    let installed = INSTALLED.get_or_init(|| {
-        let version = tool_version("node", &["--version"])?;
-        let major = version
-            .trim()
-            .trim_start_matches('v')
-            .split('.')
-            .next()
-            .and_then(|major| major.parse::<u32>().ok());
-        if major.is_none_or(|major| major < 20) {
-            return Err(format!(
-                "the interop tests need Node.js 20 or later; `node --version` says {version}"
-            ));
-        }
-        let dir = interop_dir();
-        let _lock = ProvisionLock::take(&target_dir().join("interop-node.lock"))?;
-        if node_modules_fresh(&dir) {
-            return Ok(());
-        }
-        let started = Instant::now();
-        let status = Command::new(npm())
-            .current_dir(&dir)
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-            .stdout(Stdio::null())
-            .status()
-            .map_err(|err| {
-                format!("the interop tests need npm on PATH to install their packages: {err}")
-            })?;
-        if !status.success() {
-            return Err(format!(
-                "`npm ci` in {} failed ({status}): is the npm registry reachable?",
-                dir.display()
-            ));
-        }
-        eprintln!(
-            "interop: installed the npm packages in {:.1?}",
-            started.elapsed()
-        );
-        Ok(())
-    });
-    if let Err(err) = installed {
-        panic!("{err}");
-    }
-}
-
-fn npm() -> &'static str {
-    if cfg!(windows) { "npm.cmd" } else { "npm" }
-}
-
-/// Whether `node_modules` holds every package at the version the lock file
-/// pins: npm records what it installed in `node_modules/.package-lock.json`.
-fn node_modules_fresh(dir: &Path) -> bool {
-    let packages = |path: PathBuf| -> Option<Vec<(String, Value)>> {
-        let lock: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-        let mut packages: Vec<_> = lock["packages"]
-            .as_object()?
-            .iter()
-            .filter(|(path, _)| !path.is_empty())
-            .map(|(path, entry)| (path.clone(), entry["version"].clone()))
-            .collect();
-        packages.sort_by(|a, b| a.0.cmp(&b.0));
-        Some(packages)
-    };
-    let wanted = packages(dir.join("package-lock.json"));
-    let installed = packages(dir.join("node_modules").join(".package-lock.json"));
-    wanted.is_some() && wanted == installed
-}
-
-/// The directory the Python packages are installed in, with `pip install
-/// --target`, unless it already holds every pinned version. Goes on
-/// `PYTHONPATH`.
-fn python_packages() -> &'static Path {
-    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let installed = INSTALLED.get_or_init(|| {
-        tool_version("python3", &["--version"])?;
-        let requirements = interop_dir().join("requirements.txt");
-        let pins = pins(&requirements)?;
-        let target = target_dir().join("interop-python");
-        let _lock = ProvisionLock::take(&target_dir().join("interop-python.lock"))?;
-        if pins.iter().all(|pin| pin_installed(&target, pin)) {
-            return Ok(target);
-        }
-        // Into a fresh directory, swapped in whole once complete.
-        let fresh = target_dir().join(format!("interop-python.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        let started = Instant::now();
-        let output = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--quiet",
-                "--root-user-action=ignore",
-                "--target",
-            ])
-            .arg(&fresh)
-            .arg("-r")
-            .arg(&requirements)
-            .output()
-            .map_err(|err| format!("cannot run python3 -m pip: {err}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "`pip install -r {}` failed ({}): is pip installed and PyPI reachable?\n{}",
-                requirements.display(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        let _ = std::fs::remove_dir_all(&target);
-        std::fs::rename(&fresh, &target)
-            .map_err(|err| format!("cannot move {} into place: {err}", fresh.display()))?;
-        eprintln!(
-            "interop: installed the Python packages in {:.1?}",
-            started.elapsed()
-        );
-        Ok(target)
-    });
-    installed.as_deref().unwrap_or_else(|err| panic!("{err}"))
-}
-
-/// The `name==version` pins of a requirements file.
-fn pins(requirements: &Path) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(requirements)
-        .map_err(|err| format!("cannot read {}: {err}", requirements.display()))?;
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .map(|line| {
-            line.split_once("==")
-                .map(|(name, version)| (name.trim().to_owned(), version.trim().to_owned()))
-                .ok_or_else(|| {
-                    format!("{}: `{line}` is not pinned with ==", requirements.display())
-                })
-        })
-        .collect()
-}
-
-/// Whether `dir` holds the package `name` at `version`: pip leaves a
-/// `<name>-<version>.dist-info` directory, with the name normalized.
-fn pin_installed(dir: &Path, (name, version): &(String, String)) -> bool {
-    let normalize = |name: &str| name.to_ascii_lowercase().replace(['-', '.'], "_");
-    let wanted = format!("{}-{version}.dist-info", normalize(name));
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.filter_map(Result::ok).any(|entry| {
-            entry.file_name().to_str().map(str::to_ascii_lowercase) == Some(wanted.clone())
-        })
-    })
-}
-
-/// What `tool args` prints, or why the tool is needed.
-fn tool_version(tool: &str, args: &[&str]) -> Result<String, String> {
-    let missing = |why: String| {
-        format!(
-            "the interop tests need `{tool}` on PATH (Node.js 20+ with npm, and Python 3 with pip): {why}"
-        )
-    };
-    let output = Command::new(tool)
-        .args(args)
-        .output()
-        .map_err(|err| missing(err.to_string()))?;
-    if !output.status.success() {
-        return Err(missing(format!("`{tool} {}` failed", args.join(" "))));
-    }
-    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&output.stderr));
-    Ok(text.trim().to_owned())
-}
-
-/// A lock between processes (test runners such as nextest run each test in
-/// a process of its own): a directory that only one can create. One left
-/// behind by a killed run is taken over once it is old.
-struct ProvisionLock(PathBuf);
-
-impl ProvisionLock {
-    const STALE: Duration = Duration::from_secs(600);
-
-    fn take(path: &Path) -> Result<ProvisionLock, String> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
-        }
-        let deadline = Instant::now() + Self::STALE * 2;
-        loop {
-            match std::fs::create_dir(path) {
-                Ok(()) => return Ok(ProvisionLock(path.to_owned())),
-                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(err) => return Err(format!("cannot create {}: {err}", path.display())),
-            }
-            let age = std::fs::metadata(path)
-                .and_then(|meta| meta.modified())
-                .ok()
-                .and_then(|modified| SystemTime::now().duration_since(modified).ok());
-            if age.is_some_and(|age| age > Self::STALE) {
-                let _ = std::fs::remove_dir(path);
-                continue;
-            }
-            if Instant::now() > deadline {
-                return Err(format!("{} stayed locked", path.display()));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for ProvisionLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Processes.
-
-/// A child process, killed when dropped, also when the test fails.
-struct Running {
-    child: Child,
-    what: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Reads all of `pipe` on a thread of its own, so the child never blocks on a full pipe.
-fn drain(pipe: impl Read + Send + 'static) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = BufReader::new(pipe).read_to_string(&mut text);
-        text
-    })
-}
-
-/// Starts a server and waits for its `listening on <url>` line.
-fn serve(mut command: Command) -> (Running, String) {
-    let what = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|err| panic!("cannot start {what}: {err}"));
-    let stdout = child.stdout.take().expect("piped stdout");
-    let running = Running { child, what };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        for line in lines.by_ref() {
-            let Ok(line) = line else { break };
-            if let Some(url) = line.strip_prefix("listening on ") {
-                let _ = tx.send(url.trim().to_owned());
-                break;
-            }
-        }
-        // Keep reading, so the server never blocks on a full pipe.
-        lines.for_each(drop);
-    });
-    let url = rx
-        .recv_timeout(PATIENCE)
-        .unwrap_or_else(|_| panic!("{} announced no address", running.what));
-    (running, url)
+fn calculator() -> PathBuf {
+    cargo::example("typed-rpc", "calculator").unwrap()
 }
 
 /// Starts the calculator example with `args`; returns it and the URL it announced.
-fn serve_calculator(args: &[&str]) -> (Running, String) {
+fn serve_calculator(args: &[&str]) -> (ChildGuard, String) {
     let mut command = Command::new(calculator());
     command.args(args);
     serve(command)
 }
 
 /// Runs a foreign script to its end and parses the JSON report it prints.
-fn report(mut command: Command) -> Value {
+fn report(command: Command) -> Value {
     let what = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| panic!("cannot start {what}: {err}"));
-    let stdout = drain(child.stdout.take().expect("piped stdout"));
-    let stderr = drain(child.stderr.take().expect("piped stderr"));
-    let mut running = Running { child, what };
-    let status = wait(&mut running);
-    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    let Some(status) = status else {
-        panic!(
-            "{} took longer than {PATIENCE:?}; it said:\n{stdout}\n{stderr}",
-            running.what
-        )
-    };
+    let output = process::run(command, PATIENCE).unwrap();
+    let (stdout, stderr) = (&output.stdout, &output.stderr);
     assert!(
-        status.success(),
-        "{} failed ({status}):\n{stdout}\n{stderr}",
-        running.what
+        output.success(),
+        "{what} failed ({}):\n{stdout}\n{stderr}",
+        output.status
     );
     let last = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|err| {
-        panic!(
-            "{} printed no JSON report ({err}):\n{stdout}\n{stderr}",
-            running.what
-        )
-    })
-}
-
-/// Waits for the child to exit; `None` (and killed) if it takes too long.
-fn wait(running: &mut Running) -> Option<ExitStatus> {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        match running.child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = running.child.kill();
-                let _ = running.child.wait();
-                return None;
-            }
-        }
-    }
+    serde_json::from_str(last)
+        .unwrap_or_else(|err| panic!("{what} printed no JSON report ({err}):\n{stdout}\n{stderr}"))
 }
 
 /// `node tests/interop/<script> <args>`, with its packages installed.
 fn node(script: &str, args: &[&str]) -> Command {
-    node_packages();
-    let mut command = Command::new("node");
-    command
-        .current_dir(interop_dir())
-        .arg(interop_dir().join(script))
-        .args(args);
+    let mut command = NodePackages::install(interop_dir()).unwrap().node(script);
+    command.args(args);
     command
 }
 
 /// `python3 tests/interop/<script> <args>`, with its packages installed.
 fn python(script: &str, args: &[&str]) -> Command {
-    let packages = python_packages();
-    let mut command = Command::new("python3");
-    command
-        .current_dir(interop_dir())
-        .env("PYTHONPATH", packages)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .arg(interop_dir().join(script))
-        .args(args);
+    let packages =
+        PythonPackages::install(interop_dir().join("requirements.txt"), "interop-python").unwrap();
+    let mut command = packages.python(interop_dir().join(script));
+    command.current_dir(interop_dir()).args(args);
     command
 }
 
@@ -462,8 +151,11 @@ fn jayson_error(exchange: &Value) -> &Value {
 /// calculator and speaks `Content-Length`-framed JSON-RPC over its stdio.
 #[test]
 fn vscode_jsonrpc_calls_the_calculator_over_stdio_with_content_length() {
-    let calculator = calculator().to_str().expect("a UTF-8 path");
-    let report = report(node("vscode_stdio.js", &[calculator]));
+    let calculator = calculator();
+    let report = report(node(
+        "vscode_stdio.js",
+        &[calculator.to_str().expect("a UTF-8 path")],
+    ));
 
     assert_eq!(report["subtract_positional"], 19);
     assert_eq!(report["subtract_typed"], -19);

@@ -8,6 +8,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 use typed_rpc::Router;
 use typed_rpc::transport::{Server, ServerHandle};
+use typed_rpc_test_support::debian;
 
 use super::{python, report};
 
@@ -48,33 +49,9 @@ fn httpx_s_default_accept_gets_the_events_and_json_alone_the_fallback() {
     );
 }
 
-/// `curl`, or why it is needed. As root, Debian's package is installed
-/// when it is missing.
+/// Debian's `curl`, installed as root when it is missing.
 fn curl() -> Command {
-    let found = || Command::new("curl").arg("--version").output().is_ok();
-    if !found() && is_root() {
-        for step in [
-            &["update"][..],
-            &["install", "-y", "--no-install-recommends", "curl"],
-        ] {
-            let _ = Command::new("apt-get")
-                .args(step)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status();
-        }
-    }
-    assert!(
-        found(),
-        "this test needs the curl binary: `apt-get install -y curl` as root"
-    );
-    Command::new("curl")
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.trim_ascii() == b"0")
+    Command::new(debian::binary("curl", "/usr/bin/curl").unwrap())
 }
 
 /// What `curl` prints for a `POST` of `body` with `headers`: the response

@@ -4,8 +4,9 @@
 //! The documents come from npm, so they exist only after `npm ci`: this test
 //! cannot name them in an `openrpc!` of its own. It installs the pinned
 //! packages (`tests/openrpc/npm/package-lock.json`) into
-//! `<target>/openrpc-examples/npm` when they are missing or stale, writes a
-//! small crate there with one `openrpc!` module per document and a `main`
+//! `tests/openrpc/npm/node_modules` when they are missing or stale, writes a
+//! small crate in `<target>/openrpc-examples` with one `openrpc!` module per
+//! document and a `main`
 //! that calls every method, builds it with its own target directory (the
 //! outer `cargo test` holds the lock of this one), starts one mock server
 //! per document on loopback, runs the client and checks what it printed.
@@ -18,81 +19,40 @@
 //! npm must be on `PATH`.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{OnceLock, mpsc};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-
-use super::process;
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::{paths, process};
 
 /// The documents the issue names; every other one the package ships is
 /// called too.
 const REQUIRED: &[&str] = &["simple-math", "petstore", "link-example"];
 
-/// Bounds on the slow steps: installing, the first build of the client
-/// crate (it compiles typed-rpc and its HTTP stack), a server's start, the
-/// client's run.
-const INSTALL: Duration = Duration::from_secs(300);
+/// Bounds on the slow steps: the first build of the client crate (it
+/// compiles typed-rpc and its HTTP stack), a server's start, the client's
+/// run.
 const BUILD: Duration = Duration::from_secs(1200);
 const START: Duration = Duration::from_secs(60);
 const RUN: Duration = Duration::from_secs(120);
 
 pub(super) fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    paths::workspace_root()
 }
 
-/// `<target>/openrpc-examples`, next to this test's profile directory.
+/// `<target>/openrpc-examples`, where the client crates are written and built.
 pub(super) fn work_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's path");
-    // <target>/<profile>/deps/<test>
-    let target = exe.ancestors().nth(3).expect("a target directory");
-    target.join("openrpc-examples")
+    paths::target_dir().join("openrpc-examples")
 }
 
-/// The pinned packages, installed once for this test binary (its tests run
-/// in parallel, and two `npm ci` in one folder would undo each other).
-pub(super) fn installed() -> PathBuf {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED
-        .get_or_init(|| {
-            let npm_dir = work_dir().join("npm");
-            install(&npm_dir);
-            npm_dir
-        })
-        .clone()
-}
-
-/// `npm ci` of the pinned packages, unless what is installed was installed
-/// from the same lock file.
-fn install(npm_dir: &Path) {
-    let ours = repo().join("tests/openrpc/npm");
-    let lock = std::fs::read(ours.join("package-lock.json")).expect("the lock file");
-    let stamp = npm_dir.join("installed-from.json");
-    std::fs::create_dir_all(npm_dir).expect("the npm directory");
-    for file in [
-        "package.json",
-        "package-lock.json",
-        "serve.js",
-        "metamask.js",
-    ] {
-        std::fs::copy(ours.join(file), npm_dir.join(file)).expect("copying the npm files");
-    }
-    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
-        return;
-    }
-    let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-        .current_dir(npm_dir);
-    let (ok, out, err) = process::bounded(npm, INSTALL);
-    assert!(
-        ok,
-        "npm ci failed (Node.js and npm must be on PATH):\n{out}\n{err}"
-    );
-    std::fs::write(&stamp, lock).expect("the install stamp");
+/// `tests/openrpc/npm` with its pinned packages installed: the example
+/// documents, their mock server and MetaMask's document.
+pub(super) fn installed() -> NodePackages {
+    NodePackages::install(repo().join("tests/openrpc/npm")).unwrap()
 }
 
 /// A document of the package: its name (`simple-math`), path and content.
@@ -332,28 +292,26 @@ pub(super) fn build_client(work: &Path, name: &str, main: &str) -> PathBuf {
         .args(["build", "--quiet"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target);
-    let (ok, out, err) = process::bounded(cargo, BUILD);
-    assert!(ok, "the generated client does not build:\n{out}\n{err}");
+    let output = process::run(cargo, BUILD).unwrap();
+    assert!(
+        output.success(),
+        "the generated client does not build:\n{}\n{}",
+        output.stdout,
+        output.stderr
+    );
     target.join("debug").join(name)
 }
 
 /// A Node.js server this test started, stopped when dropped.
 pub(super) struct NodeServer {
-    child: Child,
+    _server: ChildGuard,
     pub(super) url: String,
-}
-
-impl Drop for NodeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// `node SCRIPT ARGS... PORT` on a free loopback port, once it has printed
 /// a line holding `ready`.
 pub(super) fn node_server(
-    npm_dir: &Path,
+    packages: &NodePackages,
     script: &str,
     args: &[&Path],
     ready: &'static str,
@@ -362,44 +320,37 @@ pub(super) fn node_server(
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let mut child = Command::new("node")
-        .arg(script)
+    let mut command = packages.node(script);
+    command
         .args(args)
         .arg(port.to_string())
-        .current_dir(npm_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node runs (Node.js must be on PATH)");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.contains(ready) {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let server = NodeServer {
-        child,
-        url: format!("http://127.0.0.1:{port}/"),
-    };
-    rx.recv_timeout(START)
-        .unwrap_or_else(|_| panic!("`node {script} {args:?}` did not start"));
+        .stderr(Stdio::null());
+    let mut server = ChildGuard::spawn(&mut command).unwrap();
     server
+        .stdout_lines()
+        .unwrap()
+        .wait_until(&format!("`{ready}`"), START, |line| {
+            line.contains(ready).then_some(())
+        })
+        .unwrap_or_else(|err| panic!("`node {script} {args:?}` did not start: {err}"));
+    NodeServer {
+        _server: server,
+        url: format!("http://127.0.0.1:{port}/"),
+    }
 }
 
 /// `@open-rpc/mock-server` serving `document` on a free loopback port.
-fn serve(npm_dir: &Path, document: &Document) -> NodeServer {
-    node_server(npm_dir, "serve.js", &[&document.path], "Server Started")
+fn serve(packages: &NodePackages, document: &Document) -> NodeServer {
+    node_server(packages, "serve.js", &[&document.path], "Server Started")
 }
 
 #[test]
 fn generated_clients_call_the_mock_server_of_every_example_document() {
     let work = work_dir();
-    let npm_dir = installed();
-    let docs = documents(&npm_dir);
+    let packages = installed();
+    let docs = documents(packages.dir());
     let names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
     for required in REQUIRED {
         assert!(names.contains(required), "{required} is in {names:?}");
@@ -407,12 +358,17 @@ fn generated_clients_call_the_mock_server_of_every_example_document() {
     let (main, calls) = client_main(&docs);
     let binary = build_client(&work, "openrpc-examples-client", &main);
 
-    let mocks: Vec<NodeServer> = docs.iter().map(|d| serve(&npm_dir, d)).collect();
+    let mocks: Vec<NodeServer> = docs.iter().map(|d| serve(&packages, d)).collect();
     let mut client = Command::new(binary);
     client.args(mocks.iter().map(|m| &m.url));
-    let (ok, out, err) = process::bounded(client, RUN);
+    let output = process::run(client, RUN).unwrap();
     drop(mocks);
-    assert!(ok, "the client failed:\n{out}\n{err}");
+    let out = output.stdout;
+    assert!(
+        output.status.success(),
+        "the client failed:\n{out}\n{}",
+        output.stderr
+    );
 
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.splitn(4, '\t').collect()).collect();
     assert_eq!(lines.len(), calls.len(), "one line per call:\n{out}");

@@ -16,7 +16,5 @@ mod examples;
 #[path = "../support/fixture.rs"]
 mod fixture;
 mod metamask;
-#[path = "../support/process.rs"]
-mod process;
 mod round_trip;
 mod shapes;

@@ -15,9 +15,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::process;
 
 use super::examples::{build_client, camel, installed, node_server, snake, work_dir};
-use super::process;
 
 const RUN: Duration = Duration::from_secs(120);
 
@@ -28,12 +29,12 @@ const RUN: Duration = Duration::from_secs(120);
 const INVALID_EXAMPLES: usize = 20;
 
 /// The examples, from `node metamask.js examples`.
-fn examples(npm_dir: &Path) -> (String, Vec<Value>) {
-    let mut node = Command::new("node");
-    node.args(["metamask.js", "examples"]).current_dir(npm_dir);
-    let (ok, out, err) = process::bounded(node, RUN);
-    assert!(ok, "{out}\n{err}");
-    let listed: Value = serde_json::from_str(&out).expect("JSON");
+fn examples(packages: &NodePackages) -> (String, Vec<Value>) {
+    let mut node = packages.node("metamask.js");
+    node.arg("examples");
+    let output = process::run(node, RUN).unwrap();
+    assert!(output.success(), "{}\n{}", output.stdout, output.stderr);
+    let listed: Value = serde_json::from_str(&output.stdout).expect("JSON");
     let document = listed["document"].as_str().expect("the path").to_owned();
     (document, listed["cases"].as_array().expect("cases").clone())
 }
@@ -99,8 +100,8 @@ fn client_main(document: &str, doc: &Value, cases: &[&Value]) -> String {
 
 #[test]
 fn every_method_is_generated_and_every_valid_example_comes_back_equal() {
-    let npm_dir = installed();
-    let (document, cases) = examples(&npm_dir);
+    let packages = installed();
+    let (document, cases) = examples(&packages);
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(&document).expect("the document"))
             .expect("JSON");
@@ -131,12 +132,17 @@ fn every_method_is_generated_and_every_valid_example_comes_back_equal() {
 
     let main = client_main(&document, &doc, &valid);
     let binary = build_client(&work_dir(), "metamask-client", &main);
-    let server = node_server(&npm_dir, "metamask.js", &[Path::new("serve")], "listening");
+    let server = node_server(&packages, "metamask.js", &[Path::new("serve")], "listening");
     let mut client = Command::new(binary);
     client.arg(&server.url);
-    let (ok, out, err) = process::bounded(client, RUN);
+    let output = process::run(client, RUN).unwrap();
     drop(server);
-    assert!(ok, "the client failed:\n{out}\n{err}");
+    let out = output.stdout;
+    assert!(
+        output.status.success(),
+        "the client failed:\n{out}\n{}",
+        output.stderr
+    );
 
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.splitn(3, '\t').collect()).collect();
     let (methods, calls): (Vec<_>, Vec<_>) = lines.iter().partition(|l| l[0] == "method");

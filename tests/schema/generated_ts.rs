@@ -8,35 +8,30 @@
 //! by-name check is mended in `generated.js`: as generated, it reads the
 //! argument list by name and refuses every by-name call with params.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
 use serde_json::Value;
 
 use super::calculator_document;
-use super::tools::{against_the_calculator, install, write};
+use super::tools::{against_the_calculator, packages, scratch, write};
 
 /// The methods whose one param is the whole `params` array (`sum([1, 2,
 /// 4])` takes `[1, 2, 4]`): OpenRPC cannot say so, and a generic client
 /// sends `[[1, 2, 4]]`.
 const WHOLE_PARAMS: &[&str] = &["sum", "update", "notify_sum"];
 
-/// The packages, installed once for both tests.
-fn installed() -> PathBuf {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED
-        .get_or_init(|| install("npm-ts", &["generated.js"]))
-        .clone()
-}
-
+/// The calls of the client generated from `document` that passed.
 async fn calls(document: Value, name: &str) -> Vec<String> {
-    let dir = installed();
-    let file = write(&dir, &format!("{name}.json"), &document);
-    let out = dir.join(format!("{name}-out")).display().to_string();
+    let dir = scratch();
+    let file = write(dir.path(), &format!("{name}.json"), &document);
+    let out = dir.path().join("out").display().to_string();
     let args = std::iter::once(out)
         .chain(WHOLE_PARAMS.iter().map(|m| m.to_string()))
         .collect();
-    against_the_calculator(&dir, "generated.js", file, args).await
+    let generator = packages("npm-ts");
+    let mut script = generator.node("generated.js");
+    // The generated client, written outside the package directory, finds
+    // its packages there.
+    script.env("NODE_PATH", generator.dir().join("node_modules"));
+    against_the_calculator(script, file, args).await
 }
 
 const EXPRESSIBLE: [&str; 5] = ["subtract", "add", "get_data", "notify_hello", "total"];

@@ -20,8 +20,6 @@ mod documents;
 #[path = "../support/fixture.rs"]
 mod fixture;
 mod generated_ts;
-#[path = "../support/process.rs"]
-mod process;
 mod round_trip;
 mod tools;
 

@@ -1,20 +1,21 @@
 //! The documents checked by the OpenRPC project's tools, run with Node.js
-//! from the packages pinned in `tests/schema/npm` (installed by `npm ci`
-//! into the target directory when missing or stale).
+//! from the packages pinned in `tests/schema/npm` (installed there by the
+//! test with `npm ci` when missing or stale).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use typed_rpc::Router;
 use typed_rpc::transport::Server;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::scratch::TempDir;
+use typed_rpc_test_support::{paths, process};
 
 use super::calculator_api::{Calc, Calculator as _};
-use super::process;
 use super::{calculator_document, catalog};
 
-const INSTALL: Duration = Duration::from_secs(300);
 pub(super) const RUN: Duration = Duration::from_secs(120);
 
 /// Methods test-coverage cannot call as the server expects: `sum` binds the
@@ -22,49 +23,28 @@ pub(super) const RUN: Duration = Duration::from_secs(120);
 /// send `[[1, 2, 4]]` for `[1, 2, 4]`.
 const NOT_EXPRESSIBLE: &[&str] = &["sum"];
 
-/// `<target>/tmp/schema-npm`, with the pinned packages installed once for
-/// this test binary: its tests run in parallel, and two `npm ci` in one
-/// folder would delete each other's packages.
-fn installed() -> PathBuf {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    let files = ["validate.js", "coverage.js", "strict.js"];
-    INSTALLED.get_or_init(|| install("npm", &files)).clone()
+/// A directory of this test's own for the documents it writes.
+pub(super) fn scratch() -> TempDir {
+    TempDir::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")), "schema").unwrap()
 }
 
-/// `npm ci` of the packages pinned in `tests/schema/<folder>` into
-/// `<target>/tmp/schema-<folder>`, with `files` beside them, unless what
-/// is there was installed from the same lock file; that directory.
-pub(super) fn install(folder: &str, files: &[&str]) -> PathBuf {
-    let ours = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/schema")
-        .join(folder);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("schema-{folder}"));
-    std::fs::create_dir_all(&dir).expect("the npm directory");
-    for file in ["package.json", "package-lock.json"].iter().chain(files) {
-        std::fs::copy(ours.join(file), dir.join(file)).expect("copying the npm files");
-    }
-    let lock = std::fs::read(ours.join("package-lock.json")).expect("the lock file");
-    let stamp = dir.join("installed-from.json");
-    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
-        return dir;
-    }
-    let mut npm = Command::new("npm");
-    npm.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
-        .current_dir(&dir);
-    let (ok, out) = bounded(npm, INSTALL);
-    assert!(
-        ok,
-        "npm ci failed (Node.js and npm must be on PATH):\n{out}"
-    );
-    std::fs::write(&stamp, lock).expect("the install stamp");
-    dir
+/// The packages pinned in `tests/schema/<folder>`, installed there.
+pub(super) fn packages(folder: &str) -> NodePackages {
+    NodePackages::install(paths::workspace_root().join("tests/schema").join(folder)).unwrap()
 }
 
-/// Runs `command` to its end within `limit`: whether it succeeded, and
+/// Runs `command` to its end within [`RUN`]: whether it succeeded, and
 /// what it printed on stdout and stderr, in that order.
-pub(super) fn bounded(command: Command, limit: Duration) -> (bool, String) {
-    let (ok, out, err) = process::bounded(command, limit);
-    (ok, out + &err)
+fn finish(command: Command) -> (bool, String) {
+    let output = process::run(command, RUN).unwrap();
+    (output.success(), output.stdout + &output.stderr)
+}
+
+/// `node tests/schema/npm/<script> <args>`, run to its end.
+fn node<I: AsRef<OsStr>>(script: &str, args: impl IntoIterator<Item = I>) -> (bool, String) {
+    let mut node = packages("npm").node(script);
+    node.args(args);
+    finish(node)
 }
 
 pub(super) fn write(dir: &Path, name: &str, document: &serde_json::Value) -> PathBuf {
@@ -77,15 +57,11 @@ pub(super) fn write(dir: &Path, name: &str, document: &serde_json::Value) -> Pat
 /// the committed one of `tests/openrpc/specs/shapes.json` (every serde
 /// shape, a stream, typed errors): how many lines start with `verdict`.
 fn on_our_documents(script: &str, verdict: &str) -> usize {
-    let dir = installed();
-    let calculator = write(&dir, "calculator.json", &calculator_document());
-    let catalog = write(&dir, "catalog.json", &catalog::document());
-    let shapes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/openrpc/specs/shapes.json");
-    let mut node = Command::new("node");
-    node.arg(script)
-        .args([&calculator, &catalog, &shapes])
-        .current_dir(&dir);
-    let (ok, out) = bounded(node, RUN);
+    let dir = scratch();
+    let calculator = write(dir.path(), "calculator.json", &calculator_document());
+    let catalog = write(dir.path(), "catalog.json", &catalog::document());
+    let shapes = paths::workspace_root().join("tests/openrpc/specs/shapes.json");
+    let (ok, out) = node(script, [&calculator, &catalog, &shapes]);
     assert!(ok, "{out}");
     out.lines().filter(|l| l.starts_with(verdict)).count()
 }
@@ -102,7 +78,7 @@ fn ajv_in_strict_mode_compiles_every_schema_of_the_documents() {
 
 #[test]
 fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
-    let dir = installed();
+    let dir = scratch();
     let mut no_params = calculator_document();
     no_params["methods"][0]
         .as_object_mut()
@@ -113,14 +89,9 @@ fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
         .as_object_mut()
         .unwrap()
         .remove("Price");
-    let no_params = write(&dir, "no-params.json", &no_params);
-    let dangling = write(&dir, "dangling.json", &dangling);
-    let mut node = Command::new("node");
-    node.arg("validate.js")
-        .arg(&no_params)
-        .arg(&dangling)
-        .current_dir(&dir);
-    let (ok, out) = bounded(node, RUN);
+    let no_params = write(dir.path(), "no-params.json", &no_params);
+    let dangling = write(dir.path(), "dangling.json", &dangling);
+    let (ok, out) = node("validate.js", [&no_params, &dangling]);
     assert!(!ok, "{out}");
     assert!(
         out.contains("invalid") && out.contains("no-params.json"),
@@ -132,26 +103,20 @@ fn the_check_fails_a_document_without_params_or_with_a_dangling_ref() {
     );
 }
 
-/// Runs `node SCRIPT DOCUMENT URL ARGS...` against the calculator serving
-/// on `URL`; the methods of the lines that start with `pass `.
+/// Runs `script DOCUMENT URL ARGS...` (a `node` command) against the
+/// calculator serving on `URL`; the methods of the lines that start with
+/// `pass `.
 pub(super) async fn against_the_calculator(
-    dir: &Path,
-    script: &'static str,
+    mut script: Command,
     document: PathBuf,
     args: Vec<String>,
 ) -> Vec<String> {
     let router = Router::new(Calc::default().into_service());
     let server = Server::new(router).serve_http("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", server.local_addr().unwrap());
-    let dir = dir.to_owned();
     let out = tokio::task::spawn_blocking(move || {
-        let mut node = Command::new("node");
-        node.arg(script)
-            .arg(&document)
-            .arg(&url)
-            .args(args)
-            .current_dir(&dir);
-        bounded(node, RUN)
+        script.arg(&document).arg(&url).args(args);
+        finish(script)
     })
     .await
     .unwrap();
@@ -167,9 +132,10 @@ pub(super) async fn against_the_calculator(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn test_coverage_calls_every_example_and_the_calculator_keeps_its_promises() {
-    let dir = installed();
-    let document = write(&dir, "calculator.json", &calculator_document());
+    let dir = scratch();
+    let document = write(dir.path(), "calculator.json", &calculator_document());
     let skip = NOT_EXPRESSIBLE.iter().map(|m| m.to_string()).collect();
-    let passed = against_the_calculator(&dir, "coverage.js", document, skip).await;
+    let coverage = packages("npm").node("coverage.js");
+    let passed = against_the_calculator(coverage, document, skip).await;
     assert_eq!(passed, ["subtract", "add", "get_data", "total"]);
 }

@@ -6,11 +6,16 @@ use crate::support::calculator_api::CalculatorClient;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::support::examples;
 use crate::support::lsp_api::{Editor, HoverParams, LanguageClient, LogMessage};
 use tokio::process::Command;
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::{ErrorObject, Router, RpcResult};
+use typed_rpc_test_support::cargo;
+
+/// The binary of this crate's example `name`, built on first use.
+fn example(name: &str) -> std::path::PathBuf {
+    cargo::example("typed-rpc", name).unwrap()
+}
 
 #[derive(Default)]
 struct EditorState {
@@ -37,7 +42,7 @@ async fn a_language_server_on_stdio_calls_back_into_its_editor() {
     let handlers = Router::new(EditorHandlers(state.clone()).into_service());
     let child = StreamConnector::new(Framing::ContentLength)
         .handlers(handlers)
-        .spawn(&mut Command::new(examples::binary("lsp_server")))
+        .spawn(&mut Command::new(example("lsp_server")))
         .expect("the example starts");
     let server = LanguageClient::new(
         child
@@ -98,7 +103,7 @@ async fn the_calculator_serves_stdio_with_either_framing() {
         (Framing::Lines, "lines"),
         (Framing::ContentLength, "content-length"),
     ] {
-        let mut command = Command::new(examples::binary("calculator"));
+        let mut command = Command::new(example("calculator"));
         command.args(["--stdio", "--framing", flag]);
         let child = StreamConnector::new(framing).spawn(&mut command).unwrap();
         let calc = CalculatorClient::new(

@@ -1,48 +1,24 @@
 //! Clients nobody here wrote: ethers' WebSocketProvider subscribing to new
 //! blocks, and eventsource-parser reading Server-Sent Events.
 
-#[path = "../support/process.rs"]
-mod process;
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use typed_rpc::transport::Limits;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::{paths, process};
 
 use crate::api::{Server as TickerServer, pretty_item, settles};
 
-fn npm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/streaming/npm")
-}
-
-/// `node tests/streaming/npm/<script> <args>`, run to its end, its stdout as JSON.
+/// `node tests/streaming/npm/<script> <args>`, its pinned packages
+/// installed, run to its end; its stdout as JSON.
 fn node(script: &str, args: &[&str]) -> serde_json::Value {
-    installed();
-    let mut command = Command::new("node");
-    command.current_dir(npm_dir()).arg(script).args(args);
-    let (ok, out, err) = process::bounded(command, Duration::from_secs(60));
-    assert!(ok, "node {script} failed:\n{err}");
-    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
-}
-
-/// The pinned packages, installed with `npm ci` if `.ci/run` has not.
-fn installed() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        if npm_dir().join("node_modules/ethers").exists()
-            && npm_dir().join("node_modules/eventsource-parser").exists()
-        {
-            return;
-        }
-        let mut command = Command::new("npm");
-        command
-            .current_dir(npm_dir())
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
-        let (ok, _, err) = process::bounded(command, Duration::from_secs(300));
-        assert!(ok, "`npm ci` in tests/streaming/npm failed:\n{err}");
-    });
+    let packages =
+        NodePackages::install(paths::workspace_root().join("tests/streaming/npm")).unwrap();
+    let mut command = packages.node(script);
+    command.args(args);
+    let output = process::run(command, Duration::from_secs(60)).unwrap();
+    assert!(output.success(), "node {script} failed:\n{}", output.stderr);
+    serde_json::from_str(output.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", output.stdout))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

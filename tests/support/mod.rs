@@ -1,7 +1,9 @@
 //! What the integration test crates share, written once: helpers to send
 //! request text to a router and read the reply, the calculator API of the
 //! JSON-RPC 2.0 specification's examples, raw peers that speak each wire by
-//! hand, the hostile-input harness, and the example programs.
+//! hand, and the hostile-input harness. What a test provisions from the
+//! machine (packages, example binaries, child processes) is
+//! `typed-rpc-test-support`'s.
 //!
 //! Each crate mounts this folder with
 //! `#[path = "../support/mod.rs"] mod support;`.
@@ -11,7 +13,6 @@
 
 pub mod calculator;
 pub mod deep;
-pub mod examples;
 pub mod faults;
 pub mod harness;
 pub mod raw;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use typed_rpc::transport::tls::{ClientTlsConfig, TlsConfig};
 
-use crate::support::examples::target_dir;
+use typed_rpc_test_support::paths::target_dir;
 
 /// A certificate authority of our own.
 pub struct Authority {

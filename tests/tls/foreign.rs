@@ -4,15 +4,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use typed_rpc::transport::Limits;
+use typed_rpc_test_support::pip::PythonPackages;
+use typed_rpc_test_support::{debian, paths, process};
 
 use crate::certs::Authority;
 use crate::ours::serve_counter;
 use crate::support::calculator;
-use crate::support::examples::{repo, target_dir};
 use crate::{https_url, serve_https};
 
 const CALL: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
@@ -24,11 +25,16 @@ struct Curled {
     http_version: String,
 }
 
+/// Debian's curl, installed when it is missing (as root).
+fn curl_command() -> Command {
+    Command::new(debian::binary("curl", "/usr/bin/curl").unwrap())
+}
+
 /// Runs curl with `args`, a JSON body of `body`, and the HTTP version
 /// written after the body (off the runtime's threads: the server runs
 /// there).
 async fn curl(args: &[&str], body: &str) -> Curled {
-    let mut command = Command::new("curl");
+    let mut command = curl_command();
     command
         .args(["--silent", "--show-error", "--max-time", "10"])
         .args([
@@ -42,7 +48,7 @@ async fn curl(args: &[&str], body: &str) -> Curled {
     let output = tokio::task::spawn_blocking(move || command.output())
         .await
         .unwrap()
-        .expect("curl is on PATH");
+        .expect("curl runs");
     assert!(
         output.status.success(),
         "curl {args:?} failed: {}",
@@ -58,10 +64,7 @@ async fn curl(args: &[&str], body: &str) -> Curled {
 
 /// curl must speak HTTP/2 for these tests to mean anything.
 fn curl_has_http2() {
-    let output = Command::new("curl")
-        .arg("-V")
-        .output()
-        .expect("curl is on PATH");
+    let output = curl_command().arg("-V").output().expect("curl runs");
     let features = String::from_utf8_lossy(&output.stdout);
     assert!(
         features
@@ -103,7 +106,7 @@ async fn curl_refuses_our_certificate_without_our_ca() {
     let handle = serve_https(Limits::default(), authority.server_tls()).await;
     let url = https_url(&handle);
     let output = tokio::task::spawn_blocking(move || {
-        Command::new("curl")
+        curl_command()
             .args([
                 "--silent",
                 "--max-time",
@@ -164,71 +167,24 @@ async fn curl_reads_server_sent_events_over_http2() {
     assert!(handle.shutdown().await);
 }
 
-/// `<target dir>/tls-python`, holding the pins of `requirements.txt`.
-fn python_packages() -> &'static Path {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let requirements = repo().join("tests/tls/requirements.txt");
-        let target = target_dir().join("tls-python");
-        let pins = std::fs::read_to_string(&requirements).unwrap();
-        let installed = pins
-            .lines()
-            .filter_map(|line| line.split('#').next()?.trim().split_once("=="))
-            .all(|(name, version)| {
-                let name = name.to_ascii_lowercase().replace(['-', '.'], "_");
-                target.join(format!("{name}-{version}.dist-info")).is_dir()
-            });
-        if installed {
-            return target;
-        }
-        // Into a fresh directory, swapped in whole once complete.
-        let fresh = target_dir().join(format!("tls-python.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        let output = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-            ])
-            .args(["--quiet", "--root-user-action=ignore", "--target"])
-            .arg(&fresh)
-            .arg("-r")
-            .arg(&requirements)
-            .output()
-            .expect("python3 with pip is on PATH");
-        assert!(
-            output.status.success(),
-            "`pip install -r {}` failed: is PyPI reachable?\n{}",
-            requirements.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let _ = std::fs::remove_dir_all(&target);
-        std::fs::rename(&fresh, &target).unwrap();
-        target
-    })
-}
-
-/// What `httpx_client.py` reports for `url`, trusting the CA in `ca`.
+/// What `httpx_client.py` reports for `url`, trusting the CA in `ca`; its
+/// pinned packages installed in `<target dir>/tls-python`.
 async fn httpx(url: String, ca: PathBuf, version: &'static str) -> Value {
-    let packages = python_packages();
     let output = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(repo().join("tests/tls/httpx_client.py"))
-            .args([url.as_str(), path_str(&ca), version])
-            .env("PYTHONPATH", packages)
-            .output()
-            .expect("python3 is on PATH")
+        let dir = paths::workspace_root().join("tests/tls");
+        let packages = PythonPackages::install(dir.join("requirements.txt"), "tls-python").unwrap();
+        let mut python = packages.python(dir.join("httpx_client.py"));
+        python.args([url.as_str(), path_str(&ca), version]);
+        process::run(python, Duration::from_secs(60)).unwrap()
     })
     .await
     .unwrap();
     assert!(
-        output.status.success(),
+        output.success(),
         "httpx_client.py failed: {}",
-        String::from_utf8_lossy(&output.stderr)
+        output.stderr
     );
-    serde_json::from_slice(&output.stdout).unwrap()
+    serde_json::from_str(&output.stdout).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]

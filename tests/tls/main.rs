@@ -4,9 +4,10 @@
 //! `--cacert` and Python's httpx with `verify=`.
 //!
 //! httpx and its HTTP/2 extra are pinned in `tests/tls/requirements.txt`
-//! and installed on first use (`pip install --target <target
-//! dir>/tls-python`) unless already there; `.ci/run` installs them first.
-//! curl (built with HTTP/2) and Python 3 with pip must be on `PATH`.
+//! and installed by the test (`pip install --target <target
+//! dir>/tls-python`) unless already there; Python 3 with pip must be on
+//! `PATH`. Debian's curl (built with HTTP/2) is installed when missing, as
+//! root.
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -7,17 +7,17 @@
 #[path = "../../../examples/common/calculator_api.rs"]
 pub mod calculator_api;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::runtime::Runtime;
 use typed_rpc::Router;
 use typed_rpc::transport::stream::Framing;
 use typed_rpc::transport::{Server, ServerHandle};
+use typed_rpc_test_support::{cargo, paths, process};
 
 use calculator_api::{Calc, Calculator as _};
 
@@ -54,38 +54,13 @@ pub fn typed_rpc(args: &[&str]) -> Run {
     run(command)
 }
 
-/// Runs `command` to its end, killing it if it outlives [`PATIENCE`].
-pub fn run(mut command: Command) -> Run {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("typed-rpc starts");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for typed-rpc") {
-            break status;
-        }
-        if started.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("typed-rpc ran for more than {PATIENCE:?}: {command:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+/// Runs `command` to its end, ending it if it outlives [`PATIENCE`].
+pub fn run(command: Command) -> Run {
+    let output = process::run(command, PATIENCE).unwrap();
     Run {
-        status,
-        stdout: stdout.join().expect("stdout read"),
-        stderr: stderr.join().expect("stderr read"),
+        status: output.status,
+        stdout: output.stdout,
+        stderr: output.stderr,
     }
 }
 
@@ -215,9 +190,7 @@ impl Recorder {
 
 /// The repository's root.
 pub fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ is in the repository")
+    paths::workspace_root()
 }
 
 /// The calculator's OpenRPC document, as the repository keeps it.
@@ -225,68 +198,16 @@ pub fn calculator_document() -> PathBuf {
     repo().join("tests/schema/calculator.openrpc.json")
 }
 
-/// The calculator example's binary, built once per test binary into the
-/// target directory (and profile) this test was built in.
-pub fn calculator_binary() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| example_binary_of("typed-rpc", "calculator"))
+/// The calculator example's binary, built on first use into the target
+/// directory (and profile) this test was built in.
+pub fn calculator_binary() -> PathBuf {
+    cargo::example("typed-rpc", "calculator").unwrap()
 }
 
 /// The example `name` of this crate (the `ticker`), built like the
 /// calculator.
 pub fn example_binary(name: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let mut built = BUILT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, path)) = built.iter().find(|(built, _)| built == name) {
-        return path.clone();
-    }
-    let path = example_binary_of(env!("CARGO_PKG_NAME"), name);
-    built.push((name.to_owned(), path.clone()));
-    path
-}
-
-/// What cargo reads of its own settings; the rest of the `CARGO_` variables
-/// a test sees are cargo's words to the test.
-const KEPT_CARGO_VARS: [&str; 3] = ["CARGO_HOME", "CARGO_TARGET_DIR", "CARGO_INCREMENTAL"];
-
-/// Builds the example `name` of `package` into the target directory (and
-/// profile) this test was built in.
-fn example_binary_of(package: &str, name: &str) -> PathBuf {
-    let cli = Path::new(env!("CARGO_BIN_EXE_typed-rpc"));
-    let profile = cli.parent().expect("the binary is in a profile directory");
-    let target = profile
-        .parent()
-        .expect("the profile is in a target directory");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build
-        .current_dir(repo())
-        .args(["build", "--quiet", "-p", package, "--example", name])
-        .env("CARGO_TARGET_DIR", target);
-    // Not the test's own environment: cargo gives a test its build
-    // directories in `LD_LIBRARY_PATH`, and a build script run under
-    // another value is run again (ring's, and all after it: a minute and
-    // more, every time).
-    build.env_remove("LD_LIBRARY_PATH");
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if name.starts_with("CARGO_") && !KEPT_CARGO_VARS.contains(&&*name) {
-            build.env_remove(&*name);
-        }
-    }
-    if profile.file_name().is_some_and(|name| name == "release") {
-        build.arg("--release");
-    }
-    let status = build.status().expect("cargo runs");
-    assert!(
-        status.success(),
-        "`cargo build -p {package} --example {name}` failed: {status}"
-    );
-    profile
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    cargo::example(env!("CARGO_PKG_NAME"), name).unwrap()
 }
 
 /// A file in a fresh directory of this test's own under the target directory.

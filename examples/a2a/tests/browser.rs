@@ -6,18 +6,16 @@
 //! framework's `Cors`). The same page from an origin the agent does not
 //! allow reads nothing.
 //!
-//! Needs `/usr/bin/chromium` (`apt-get install -y chromium`, which `.ci/run`
-//! does when it is missing) and Node.js 20+ with npm; without them the test
-//! fails, saying so. The driver's npm package is installed on first use.
+//! The test provisions both, as the framework's own browser test does:
+//! `/usr/bin/chromium` is installed with `apt-get install chromium` when it
+//! is missing and the test runs as root (not root, it fails with the
+//! command to run), and the driver's pinned npm package with `npm ci`
+//! unless it is there. Node.js 20+ with npm must be on `PATH`.
 
-#[path = "../../../tests/support/process.rs"]
-mod process;
+#[path = "../../../tests/browser/driver.rs"]
+mod driver;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Duration;
 
 use serde_json::Value;
 use tokio::net::TcpListener;
@@ -26,51 +24,7 @@ use typed_rpc_a2a::http::{App, ENDPOINT_PATH};
 use typed_rpc_a2a::server::{InMemoryTaskStore, RequestHandler};
 use typed_rpc_a2a::text_agent::{TextAgent, card};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-/// How long the driver may take, the browser's start included.
-const DRIVER_LIMIT: Duration = Duration::from_secs(90);
-
-/// The project's browser driver: `drive.js` and its pinned `playwright-core`.
-fn driver_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser/npm")
-}
-
-/// Chromium is there, and so is the driver's package.
-fn provisioned() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        assert!(
-            Path::new(CHROMIUM).is_file(),
-            "Debian's chromium is not installed at {CHROMIUM}: run `apt-get install -y chromium` \
-             as root (.ci/run installs it when it is missing)"
-        );
-        if driver_dir()
-            .join("node_modules/playwright-core/package.json")
-            .is_file()
-        {
-            return;
-        }
-        let mut npm = Command::new("npm");
-        npm.current_dir(driver_dir())
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
-        let (ok, _, stderr) = process::bounded(npm, DRIVER_LIMIT);
-        assert!(ok, "`npm ci` in tests/browser/npm failed:\n{stderr}");
-    });
-}
-
-/// What each page showed, by name: `pages` are `(name, url)`.
-fn drive(pages: &[(&str, String)]) -> Value {
-    provisioned();
-    let mut node = Command::new("node");
-    node.current_dir(driver_dir()).arg("drive.js");
-    for (name, url) in pages {
-        node.arg(format!("{name}={url}"));
-    }
-    // Ended at the limit by `SIGTERM` first: the driver closes the browser.
-    let (ok, out, err) = process::bounded(node, DRIVER_LIMIT);
-    assert!(ok, "the browser driver failed:\n{err}");
-    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"))
-}
+use driver::{drive, driver};
 
 /// Serves `tests/browser/page.html` on a loopback port of its own: an origin.
 async fn page_server() -> SocketAddr {
@@ -96,13 +50,15 @@ async fn agent(origin: SocketAddr) -> SocketAddr {
 
 /// What the allowed page and the refused one showed.
 async fn browse() -> Value {
+    // First, before anything runs on this runtime: it may take a while.
+    let driver = driver();
     let (allowed, refused) = (page_server().await, page_server().await);
     let agent = agent(allowed).await;
     let pages = [
         ("allowed", format!("http://{allowed}/?agent={agent}")),
         ("refused", format!("http://{refused}/?agent={agent}")),
     ];
-    tokio::task::spawn_blocking(move || drive(&pages))
+    tokio::task::spawn_blocking(move || drive(driver, &pages))
         .await
         .unwrap()
 }

@@ -7,72 +7,36 @@
 //! `tests/js/sdk_client.mjs` with one scenario against the card URL the
 //! agent printed, and checks the JSON report of what the SDK saw. The
 //! package pinned in `tests/js/package.json` and `package-lock.json` is
-//! installed with `npm ci` on first use. Node.js 20+ with npm must be on
-//! `PATH`.
+//! installed by the test with `npm ci` unless it is there. Node.js 20+ with
+//! npm must be on `PATH`.
 
 #[path = "common/agent_process.rs"]
 mod agent_process;
-#[path = "../../../tests/support/process.rs"]
-mod process;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::process;
 
 use agent_process::Agent;
 
 /// How long a scenario may take, Node's start included.
 const PATIENCE: Duration = Duration::from_secs(60);
-/// How long installing the pinned package may take.
-const INSTALL_LIMIT: Duration = Duration::from_secs(600);
-/// The SDK's version, as `tests/js/package.json` pins it.
-const SDK_VERSION: &str = "1.3.0";
-
-/// `tests/js`: the SDK's client script and its pinned package.
-fn js_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("js")
-}
-
-/// The pinned SDK is installed in `tests/js/node_modules`.
-fn provisioned() {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let installed = js_dir().join("node_modules/@a2a-js/sdk/package.json");
-        let version = std::fs::read_to_string(&installed)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .and_then(|package| package["version"].as_str().map(str::to_owned));
-        if version.as_deref() == Some(SDK_VERSION) {
-            return;
-        }
-        let mut npm = Command::new("npm");
-        npm.current_dir(js_dir())
-            .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]);
-        let (ok, _, stderr) = process::bounded(npm, INSTALL_LIMIT);
-        assert!(
-            ok,
-            "`npm ci` in {} failed: are Node.js 20+ and npm on PATH, and the npm registry reachable?\n{stderr}",
-            js_dir().display()
-        );
-    });
-}
 
 /// `node sdk_client.mjs <card> <scenario>` against an agent of its own:
 /// what the SDK observed.
 fn observe(scenario: &str) -> Value {
-    provisioned();
+    let sdk = NodePackages::install(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/js")).unwrap();
     let agent = Agent::start(&[]);
-    let mut node = Command::new("node");
-    node.current_dir(js_dir())
-        .arg("sdk_client.mjs")
-        .args([agent.card.as_str(), scenario]);
-    let (ok, stdout, stderr) = process::bounded(node, PATIENCE);
-    assert!(ok, "sdk_client.mjs {scenario} failed:\n{stdout}\n{stderr}");
+    let mut node = sdk.node("sdk_client.mjs");
+    node.args([agent.card.as_str(), scenario]);
+    let output = process::run(node, PATIENCE).unwrap();
+    let (stdout, stderr) = (&output.stdout, &output.stderr);
+    assert!(
+        output.success(),
+        "sdk_client.mjs {scenario} failed:\n{stdout}\n{stderr}"
+    );
     let report = stdout.lines().last().unwrap_or_default();
     let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
         panic!("sdk_client.mjs {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")

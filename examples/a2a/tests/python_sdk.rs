@@ -5,29 +5,25 @@
 //! Each test starts the agent on a loopback port of its own, runs
 //! `tests/python/sdk_client.py` with one scenario against the card URL the
 //! agent printed, and checks the JSON report of what the SDK's client saw.
-//! The pinned packages of `tests/python/requirements.txt` are installed with
-//! `pip install --target <target dir>/a2a-python` on first use, unless they
-//! are there already (`.ci/run` installs them first, so an unreachable PyPI
-//! fails CI early and plainly). Python 3 with pip must be on `PATH`.
+//! The pinned packages of `tests/python/requirements.txt` are installed by
+//! the test with `pip install --target <target dir>/a2a-python`, unless
+//! they are there already. Python 3 with pip must be on `PATH`.
 
 #[path = "common/agent_process.rs"]
 mod agent_process;
-#[path = "../../../tests/support/process.rs"]
-mod process;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
+use typed_rpc_test_support::pip::PythonPackages;
+use typed_rpc_test_support::process;
 
 use agent_process::Agent;
 
 /// How long a scenario may take to run.
 const PATIENCE: Duration = Duration::from_secs(90);
-/// How long installing the pinned packages may take.
-const INSTALL_LIMIT: Duration = Duration::from_secs(600);
 const TOKEN: &str = "a2a-test-token";
 
 // ---------------------------------------------------------------------------
@@ -40,78 +36,14 @@ fn python_dir() -> PathBuf {
         .join("python")
 }
 
-/// The target directory: this test binary lives in `<target>/<profile>/deps/`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("the test binary lives in <target>/<profile>/deps/")
-        .to_owned()
-}
-
-/// The `name==version` pins of the requirements file, extras dropped from the name.
-fn pins(requirements: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(requirements)
-        .unwrap_or_else(|err| panic!("cannot read {}: {err}", requirements.display()));
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .map(|line| {
-            let (name, version) = line
-                .split_once("==")
-                .unwrap_or_else(|| panic!("`{line}` is not pinned with =="));
-            let name = name.split('[').next().unwrap_or(name);
-            (name.trim().to_owned(), version.trim().to_owned())
-        })
-        .collect()
-}
-
-/// Whether `dir` holds `name` at `version`: pip leaves a
-/// `<name>-<version>.dist-info` directory there, the name normalized.
-fn pin_installed(dir: &Path, (name, version): &(String, String)) -> bool {
-    let wanted = format!("{}-{version}.dist-info", name.replace(['-', '.'], "_")).to_lowercase();
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .any(|entry| entry.file_name().to_string_lossy().to_lowercase() == wanted)
-    })
-}
-
-/// `<target>/a2a-python`, holding every pinned package; goes on `PYTHONPATH`.
-fn python_packages() -> &'static Path {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let requirements = python_dir().join("requirements.txt");
-        let pins = pins(&requirements);
-        let target = target_dir().join("a2a-python");
-        let complete = |dir: &Path| pins.iter().all(|pin| pin_installed(dir, pin));
-        if complete(&target) {
-            return target;
-        }
-        // Into a directory of this process's own, moved into place whole, so
-        // that test processes installing at the same time never see half.
-        let fresh = target_dir().join(format!("a2a-python.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        let mut pip = Command::new("python3");
-        pip.args(["-m", "pip", "install", "--disable-pip-version-check"])
-            .args(["--no-input", "--quiet", "--root-user-action=ignore", "--target"])
-            .arg(&fresh)
-            .arg("-r")
-            .arg(&requirements);
-        let (ok, _, stderr) = process::bounded(pip, INSTALL_LIMIT);
-        assert!(
-            ok,
-            "`pip install -r {}` failed: are python3 and pip on PATH, and PyPI reachable?\n{stderr}",
-            requirements.display()
-        );
-        let _ = std::fs::remove_dir_all(&target);
-        if std::fs::rename(&fresh, &target).is_err() {
-            // Another test process moved its copy into place first.
-            let _ = std::fs::remove_dir_all(&fresh);
-        }
-        assert!(complete(&target), "{} lacks pinned packages", target.display());
-        target
-    })
+/// `python3 tests/python/<script>`, with the pinned packages (installed in
+/// `<target dir>/a2a-python`) on its path.
+fn python(script: &str) -> Command {
+    let packages =
+        PythonPackages::install(python_dir().join("requirements.txt"), "a2a-python").unwrap();
+    let mut command = packages.python(python_dir().join(script));
+    command.current_dir(python_dir());
+    command
 }
 
 // ---------------------------------------------------------------------------
@@ -120,31 +52,24 @@ fn python_packages() -> &'static Path {
 /// Starts `reference_agent.py`, the same agent written with the SDK's own
 /// server classes, on a port of its own.
 fn reference_agent() -> Agent {
-    let mut command = Command::new("python3");
-    command
-        .current_dir(python_dir())
-        .env("PYTHONPATH", python_packages())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONUNBUFFERED", "1")
-        .arg(python_dir().join("reference_agent.py"))
-        .args(["--listen", "127.0.0.1:0"]);
+    let mut command = python("reference_agent.py");
+    command.args(["--listen", "127.0.0.1:0"]);
     Agent::spawn(command)
 }
 
 /// `sdk_client.py <card> <scenario> [--token TOKEN]` against `agent`: what the SDK observed.
 fn observe_with(agent: &Agent, scenario: &str, token: Option<&str>) -> Value {
-    let mut command = Command::new("python3");
-    command
-        .current_dir(python_dir())
-        .env("PYTHONPATH", python_packages())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .arg(python_dir().join("sdk_client.py"))
-        .args([agent.card.as_str(), scenario]);
+    let mut command = python("sdk_client.py");
+    command.args([agent.card.as_str(), scenario]);
     if let Some(token) = token {
         command.args(["--token", token]);
     }
-    let (ok, stdout, stderr) = process::bounded(command, PATIENCE);
-    assert!(ok, "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}");
+    let output = process::run(command, PATIENCE).unwrap();
+    let (stdout, stderr) = (&output.stdout, &output.stderr);
+    assert!(
+        output.success(),
+        "sdk_client.py {scenario} failed:\n{stdout}\n{stderr}"
+    );
     let report = stdout.lines().last().unwrap_or_default();
     let report: Value = serde_json::from_str(report).unwrap_or_else(|err| {
         panic!("sdk_client.py {scenario} printed no JSON report ({err}):\n{stdout}\n{stderr}")

@@ -31,7 +31,8 @@ async function main() {
   const pages = process.argv.slice(2).map((arg) => arg.split(/=(.*)/s, 2));
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "typed-rpc-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
+    // The test passes the binary it found or installed.
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     args: ARGS,
     timeout: LIMIT_MS,

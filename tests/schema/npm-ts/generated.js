@@ -39,8 +39,9 @@ const generate = require("@open-rpc/generator").default;
   const { outputText } = ts.transpileModule(typescript, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2019, esModuleInterop: true },
   });
-  // Beside the sources, where `require` finds the installed packages.
-  const compiled = path.join(__dirname, `${path.basename(out)}.js`);
+  // In the out dir: its imports find the installed packages through
+  // NODE_PATH, which the test sets, so nothing is written beside this script.
+  const compiled = path.join(out, "client.js");
   fs.writeFileSync(compiled, outputText);
   const Client = require(compiled).default;
   const { hostname, port } = new URL(url);

@@ -1,20 +1,21 @@
 //! A running agent process for the tests that drive one with another
 //! language's client: `text-agent`, or the Python SDK's reference agent;
-//! started, the two lines it prints read, killed when dropped (also when
+//! started, the two lines it prints read, ended when dropped (also when
 //! the test fails). Mounted with `#[path = "common/agent_process.rs"]`.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use typed_rpc_test_support::child::ChildGuard;
 
 /// How long an agent may take to print its card URL.
 const PATIENCE: Duration = Duration::from_secs(90);
 
-/// A running agent.
+/// A running agent, ended (`SIGTERM`, then `SIGKILL`) when dropped.
 pub struct Agent {
-    child: Child,
+    _process: ChildGuard,
     /// `http://ADDR`, from its `listening on` line.
+    #[allow(dead_code, reason = "not every test that mounts this reads it")]
     pub base: String,
     /// The card URL, from its `agent card:` line.
     pub card: String,
@@ -30,58 +31,21 @@ impl Agent {
 
     /// Runs `command`, an agent, and reads the two lines it prints.
     pub fn spawn(mut command: Command) -> Agent {
-        let shown = format!("{command:?}");
-        let mut child = command
+        command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|err| panic!("cannot start {shown}: {err}"));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (lines_tx, lines) = mpsc::channel();
+            .stderr(Stdio::inherit());
+        let mut process = ChildGuard::spawn(&mut command).unwrap();
         // Read to the end, long after the two lines are taken: an agent
         // writing to a closed pipe would fail.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = lines_tx.send(line);
-            }
-        });
-        // Built before reading, so that a failed start still kills the child.
-        let mut agent = Agent {
-            child,
-            base: String::new(),
-            card: String::new(),
-        };
-        let next_line = |what: &str| match lines.recv_timeout(PATIENCE) {
-            Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                panic!("{shown} printed no `{what}` line within {PATIENCE:?}")
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                panic!("{shown} closed its stdout before printing `{what}`")
-            }
-        };
-        let listening = next_line("listening on");
-        let card = next_line("agent card:");
-        agent.base = listening
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("{shown} first printed {listening:?}"))
-            .to_owned();
-        agent.card = card
-            .strip_prefix("agent card: ")
-            .unwrap_or_else(|| panic!("{shown} then printed {card:?}"))
-            .to_owned();
-        assert_eq!(
-            agent.card,
-            format!("{}/.well-known/agent-card.json", agent.base)
-        );
-        agent
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut lines = process.stdout_lines().unwrap();
+        let base = lines.wait_for("listening on ", PATIENCE).unwrap();
+        let card = lines.wait_for("agent card: ", PATIENCE).unwrap();
+        assert_eq!(card, format!("{base}/.well-known/agent-card.json"));
+        Agent {
+            _process: process,
+            base,
+            card,
+        }
     }
 }

@@ -10,22 +10,22 @@
 //! runs the client, which prints one report line. The build shares the
 //! target directory of `tests/openrpc/examples.rs`'s client crate
 //! (`<target>/openrpc-examples/target`), whose dependencies are the same,
-//! so the second of the two builds compiles little. Node.js with npm must
-//! be on `PATH`.
+//! so the second of the two builds compiles little. The test installs the
+//! package itself (through `typed-rpc-test-support`); Node.js 20+ with npm
+//! must be on `PATH`.
 
-#[allow(dead_code)]
-#[path = "../peers/provision.rs"]
-mod provision;
 #[allow(dead_code)]
 #[path = "../node/support.rs"]
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 use typed_rpc::transport::Server;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::{paths, process};
 
 use support::{Tx, account, counter_deployment, node};
 
@@ -63,51 +63,18 @@ fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/metamask")
 }
 
-/// Runs `command` to its end within `limit`; whether it succeeded, and its output.
-fn bounded(mut command: Command, limit: Duration) -> (bool, String, String) {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a command to run");
-    let (stdout, stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    };
-    let (out, err) = (read(Box::new(stdout)), read(Box::new(stderr)));
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the child's status") {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    match status {
-        Some(status) => (status.success(), out, err),
-        None => (false, out, format!("{err}\n(killed after {limit:?})")),
-    }
-}
-
-/// The MetaMask document, installed with `npm ci` unless already there.
+/// The MetaMask document, its pinned package installed with `npm ci`
+/// unless already there.
 fn document() -> PathBuf {
-    let npm = here().join("npm");
-    provision::node_packages(&npm);
-    npm.join("node_modules/@metamask/api-specs/dist/build/openrpc.json")
+    let packages = NodePackages::install(here().join("npm")).unwrap();
+    packages
+        .dir()
+        .join("node_modules/@metamask/api-specs/dist/build/openrpc.json")
 }
 
 /// Writes the client crate around `document` and builds it; the binary's path.
 fn build_client(document: &Path) -> PathBuf {
-    let dir = provision::target_dir().join("eth-node-metamask/client");
+    let dir = paths::target_dir().join("eth-node-metamask/client");
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let manifest = format!(
@@ -125,16 +92,18 @@ fn build_client(document: &Path) -> PathBuf {
     std::fs::copy(document, dir.join("openrpc.json")).unwrap();
     // The repository's lock file: the versions the workspace builds with, already downloaded.
     std::fs::copy(repo.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    let target = provision::target_dir().join("openrpc-examples/target");
+    let target = paths::target_dir().join("openrpc-examples/target");
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo
         .args(["build", "--quiet"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target);
-    let (ok, out, err) = bounded(cargo, BUILD);
+    let output = process::run(cargo, BUILD).unwrap();
     assert!(
-        ok,
-        "the client generated from the MetaMask document does not build:\n{out}\n{err}"
+        output.success(),
+        "the client generated from the MetaMask document does not build:\n{}\n{}",
+        output.stdout,
+        output.stderr
     );
     target.join("debug/eth-node-metamask-client")
 }
@@ -162,11 +131,16 @@ async fn a_client_generated_from_the_metamask_document_calls_every_implemented_m
         raw.to_string(),
         code,
     ]);
-    let (ok, out, err) = tokio::task::spawn_blocking(move || bounded(command, RUN))
+    let output = tokio::task::spawn_blocking(move || process::run(command, RUN))
         .await
+        .unwrap()
         .unwrap();
     handle.shutdown().await;
-    assert!(ok, "the generated client failed:\n{out}\n{err}");
+    let (out, err) = (&output.stdout, &output.stderr);
+    assert!(
+        output.success(),
+        "the generated client failed:\n{out}\n{err}"
+    );
     let report: Value = serde_json::from_str(out.lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("no report ({e}):\n{out}\n{err}"));
 

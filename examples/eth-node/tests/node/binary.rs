@@ -1,42 +1,36 @@
 //! The `eth-node` binary: anvil's flags, the accounts printed, `Listening on HOST:PORT`.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc_eth_node::api::{EthApiClient, NetApiClient};
+use typed_rpc_test_support::child::ChildGuard;
+use typed_rpc_test_support::process;
 
-/// A running `eth-node`, stopped when dropped.
-struct Running(Child);
+/// How long the binary may take to start listening, or to refuse its flags.
+const PATIENCE: Duration = Duration::from_secs(30);
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts the binary with `args` on a free port; its printed lines up to `Listening on`, and the address.
-fn start(args: &[&str]) -> (Running, Vec<String>, String) {
-    let mut child = Running(
+/// Starts the binary with `args` on a free port: the running node (stopped
+/// when dropped), its printed lines up to `Listening on`, and the address.
+fn start(args: &[&str]) -> (ChildGuard, Vec<String>, String) {
+    let mut node = ChildGuard::spawn(
         Command::new(env!("CARGO_BIN_EXE_eth-node"))
             .args(["--port", "0"])
             .args(args)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+            .stdout(Stdio::piped()),
+    )
+    .unwrap();
     let mut lines = Vec::new();
-    for line in BufReader::new(child.0.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        if let Some(address) = line.strip_prefix("Listening on ") {
-            let address = address.to_owned();
-            lines.push(line);
-            return (child, lines, address);
-        }
-        lines.push(line);
-    }
-    panic!("eth-node ended without listening: {lines:?}");
+    let address = node
+        .stdout_lines()
+        .unwrap()
+        .wait_until("`Listening on`", PATIENCE, |line| {
+            lines.push(line.to_owned());
+            line.strip_prefix("Listening on ").map(str::to_owned)
+        })
+        .unwrap();
+    (node, lines, address)
 }
 
 #[tokio::test]
@@ -94,14 +88,10 @@ fn another_mnemonic_gives_other_accounts_and_bad_flags_are_refused() {
         &["--frobnicate", "1"],
         &["--mnemonic", "not a mnemonic"],
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_eth-node"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(!output.status.success(), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&output.stderr).starts_with("eth-node: "),
-            "{args:?}"
-        );
+        let mut node = Command::new(env!("CARGO_BIN_EXE_eth-node"));
+        node.args(args);
+        let output = process::run(node, PATIENCE).unwrap();
+        assert!(!output.success(), "{args:?}");
+        assert!(output.stderr.starts_with("eth-node: "), "{args:?}");
     }
 }

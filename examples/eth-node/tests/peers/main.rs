@@ -4,21 +4,22 @@
 //!
 //! Each test serves a fresh node on a free loopback port (HTTP and
 //! WebSocket on one port) and runs its script, bounded in time. The
-//! packages are pinned (`package-lock.json`, `requirements.txt`) and
-//! installed on first use when missing or stale: `npm ci` here into
-//! `node_modules`, `pip install --target <target dir>/eth-node-python`.
-//! Node.js 20+ with npm and Python 3 with pip must be on `PATH`.
-
-mod provision;
+//! packages are pinned (`package-lock.json`, `requirements.txt`) and the
+//! tests install them (through `typed-rpc-test-support`) when missing or
+//! stale: `npm ci` here into `node_modules`, `pip install --target <target
+//! dir>/eth-node-python`. Node.js 20+ with npm and Python 3 with pip must
+//! be on `PATH`.
 
 use std::path::Path;
-use std::process::Stdio;
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::process::Command;
 use typed_rpc::transport::Server;
 use typed_rpc_eth_node::{Node, NodeConfig};
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::pip::PythonPackages;
+use typed_rpc_test_support::process;
 
 /// How long one client script may run.
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -27,9 +28,23 @@ fn here() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers"))
 }
 
-/// Serves a fresh node, runs `program script args...` with its HTTP and
+/// `node <script>` beside this file, with its pinned npm packages.
+fn node(script: &str) -> Command {
+    NodePackages::install(here()).unwrap().node(script)
+}
+
+/// `python3 <script>` beside this file, with its pinned Python packages.
+fn python(script: &str) -> Command {
+    let packages =
+        PythonPackages::install(here().join("requirements.txt"), "eth-node-python").unwrap();
+    let mut command = packages.python(here().join(script));
+    command.current_dir(here());
+    command
+}
+
+/// Serves a fresh node, runs `client` (a script) with its HTTP and
 /// WebSocket URLs and the Counter fixture, and parses the report it printed.
-async fn report(program: &str, script: &str, envs: &[(&str, &Path)]) -> Value {
+async fn report(mut client: Command) -> Value {
     let node = Node::new(NodeConfig::dev(31337).unwrap());
     let handle = Server::new(node.router().unwrap())
         .serve_http("127.0.0.1:0")
@@ -37,42 +52,31 @@ async fn report(program: &str, script: &str, envs: &[(&str, &Path)]) -> Value {
         .unwrap();
     let address = handle.local_addr().unwrap();
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/Counter.json");
-    let mut command = Command::new(program);
-    command
-        .current_dir(here())
-        .arg(script)
-        .args([
-            format!("http://{address}/"),
-            format!("ws://{address}/"),
-            fixture.to_owned(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    for (key, value) in envs {
-        command.env(key, value);
-    }
-    let output = tokio::time::timeout(PATIENCE, command.output())
+    client.args([
+        format!("http://{address}/"),
+        format!("ws://{address}/"),
+        fixture.to_owned(),
+    ]);
+    let shown = format!("{client:?}");
+    let output = tokio::task::spawn_blocking(move || process::run(client, PATIENCE))
         .await
-        .unwrap_or_else(|_| panic!("{script} ran over {PATIENCE:?}"))
-        .unwrap_or_else(|err| panic!("cannot run {program}: {err}"));
+        .unwrap()
+        .unwrap();
     handle.shutdown().await;
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (stdout, stderr) = (&output.stdout, &output.stderr);
     assert!(
-        output.status.success(),
-        "{script} failed ({}):\n{stderr}",
+        output.success(),
+        "{shown} failed ({}):\n{stderr}",
         output.status
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or_default();
     serde_json::from_str(last)
-        .unwrap_or_else(|err| panic!("{script} printed no report ({err}):\n{stdout}\n{stderr}"))
+        .unwrap_or_else(|err| panic!("{shown} printed no report ({err}):\n{stdout}\n{stderr}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ethers_v6_batches_sends_deploys_listens_and_decodes_reverts() {
-    provision::node_packages(here());
-    let report = report("node", "ethers.mjs", &[]).await;
+    let report = report(node("ethers.mjs")).await;
     let reads = &report["reads"];
     assert_eq!(reads["blockNumber"], 0, "{report}");
     assert_eq!(reads["balance"], "10000000000000000000000");
@@ -111,8 +115,7 @@ async fn ethers_v6_batches_sends_deploys_listens_and_decodes_reverts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn viem_batches_sends_raw_and_watches_blocks() {
-    provision::node_packages(here());
-    let report = report("node", "viem.mjs", &[]).await;
+    let report = report(node("viem.mjs")).await;
     assert_eq!(report["chainId"], 31337, "{report}");
     assert_eq!(report["blockNumber"], "0");
     assert_eq!(report["balance"], "10000000000000000000000");
@@ -136,8 +139,7 @@ async fn viem_batches_sends_raw_and_watches_blocks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web3_py_connects_sends_waits_and_batches() {
-    let packages = provision::python_packages(here());
-    let report = report("python3", "web3py.py", &[("PYTHONPATH", packages)]).await;
+    let report = report(python("web3py.py")).await;
     assert_eq!(report["connected"], true, "{report}");
     assert_eq!(report["chain_id"], 31337);
     assert_eq!(report["balance"], "10000000000000000000000");

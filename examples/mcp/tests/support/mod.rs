@@ -3,15 +3,14 @@
 
 #![allow(dead_code, reason = "each test binary uses its own part")]
 
-#[path = "../../../../tests/support/process.rs"]
-pub mod process;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
+
+use typed_rpc_test_support::process;
 
 /// How long a server may take to say where it listens.
 const START_LIMIT: Duration = Duration::from_secs(60);
@@ -130,7 +129,7 @@ pub fn python_packages() -> &'static Path {
         .arg(&fresh)
         .arg("-r")
         .arg(&requirements);
-        let (ok, _, stderr) = process::bounded(pip, INSTALL_LIMIT);
+        let (ok, _, stderr) = bounded(pip, INSTALL_LIMIT);
         assert!(
             ok,
             "pip install -r {} failed (python3 with pip, and PyPI, needed):\n{stderr}",
@@ -180,7 +179,7 @@ pub fn js_packages() -> &'static Path {
         let mut npm = Command::new("npm");
         npm.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&fresh);
-        let (ok, _, stderr) = process::bounded(npm, INSTALL_LIMIT);
+        let (ok, _, stderr) = bounded(npm, INSTALL_LIMIT);
         assert!(
             ok,
             "npm ci in {} failed (npm, and the npm registry, needed):\n{stderr}",
@@ -234,7 +233,7 @@ pub fn node_raw(script: &str, args: &[&str], limit: Duration) -> (bool, String, 
         .env("PATH", path)
         .arg(script)
         .args(args);
-    process::bounded(command, limit)
+    bounded(command, limit)
 }
 
 /// Runs `tests/python/<script> <args>` and parses the JSON it prints.
@@ -245,7 +244,7 @@ pub fn python(script: &str, args: &[&str], limit: Duration) -> serde_json::Value
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(tests_dir().join("python").join(script))
         .args(args);
-    let (ok, stdout, stderr) = process::bounded(command, limit);
+    let (ok, stdout, stderr) = bounded(command, limit);
     assert!(ok, "{script} {args:?} failed:\n{stderr}\n{stdout}");
     serde_json::from_str(stdout.trim())
         .unwrap_or_else(|err| panic!("{script} printed no JSON ({err}):\n{stdout}\n{stderr}"))
@@ -349,4 +348,11 @@ impl Drop for HttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs `command` to its end within `limit`: whether it succeeded, its
+/// stdout and its stderr.
+pub fn bounded(command: Command, limit: Duration) -> (bool, String, String) {
+    let output = process::run(command, limit).unwrap();
+    (output.success(), output.stdout, output.stderr)
 }
