@@ -27,11 +27,26 @@ trait Slow {
     /// Answers `tag` after [`SLOW`], having said that it started.
     #[method(name = "slow")]
     async fn slow(&self, tag: String) -> RpcResult<String>;
+
+    /// Adds a permit to `noted` after [`SLOW`].
+    #[notification(name = "note")]
+    async fn note(&self, tag: String);
 }
 
-/// Adds a permit to `started` as each slow call begins.
+/// Adds a permit to `started` as each slow call begins, and one to
+/// `noted` as each note ends.
 struct Sleeper {
     started: Arc<Semaphore>,
+    noted: Arc<Semaphore>,
+}
+
+impl Default for Sleeper {
+    fn default() -> Self {
+        Sleeper {
+            started: Arc::new(Semaphore::new(0)),
+            noted: Arc::new(Semaphore::new(0)),
+        }
+    }
 }
 
 impl Slow for Sleeper {
@@ -39,6 +54,11 @@ impl Slow for Sleeper {
         self.started.add_permits(1);
         tokio::time::sleep(SLOW).await;
         Ok(tag)
+    }
+
+    async fn note(&self, _tag: String) {
+        tokio::time::sleep(SLOW).await;
+        self.noted.add_permits(1);
     }
 }
 
@@ -67,6 +87,7 @@ async fn one_shutdown_drains_and_closes_http_websocket_and_tcp_together() {
     let started = Arc::new(Semaphore::new(0));
     let server = Server::new(Router::new(SlowService::new(Sleeper {
         started: started.clone(),
+        ..Sleeper::default()
     })));
     let group = ServerGroup::new()
         .with(server.serve_http("127.0.0.1:0").await.unwrap())
@@ -145,4 +166,22 @@ async fn an_empty_group_shuts_down_at_once() {
     let group = ServerGroup::new();
     assert_eq!(group.local_addrs().count(), 0);
     assert!(group.shutdown().await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_runs_to_its_end_when_its_sender_closes_at_once() {
+    let sleeper = Sleeper::default();
+    let noted = sleeper.noted.clone();
+    let server = Server::new(Router::new(SlowService::new(sleeper)));
+    let handle = server.serve_http("127.0.0.1:0").await.unwrap();
+    let ws_url = format!("ws://{}/", handle.local_addr().unwrap());
+    // As a command-line client does: notify, and close the connection.
+    let ws = WsConnector::new().connect(&ws_url).await.unwrap();
+    ws.notify("note", slow_params("closing")).await.unwrap();
+    drop(ws);
+    let ran = tokio::time::timeout(PATIENCE, noted.acquire()).await;
+    assert!(
+        ran.is_ok(),
+        "the note was dropped with its connection instead of run"
+    );
 }

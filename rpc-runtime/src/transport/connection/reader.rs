@@ -47,6 +47,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     // The requests running. They belong to the connection: if it is dropped
     // before they finish (a shutdown past its deadline), so are they.
     let mut requests = JoinSet::new();
+    // The notifications running, apart: a peer that sent one and closed
+    // its end has not taken it back, so they run on once no reply can
+    // reach the peer any more.
+    let mut notifications = JoinSet::new();
     let inline = matches!(
         tokio::runtime::Handle::current().runtime_flavor(),
         RuntimeFlavor::CurrentThread
@@ -226,9 +230,13 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 span,
                 key,
             });
+            let tasks = match notification {
+                true => &mut notifications,
+                false => &mut requests,
+            };
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
-                Poll::Ready(running.inline(cx, &mut replies, &mut requests, &mut cancels))
+                Poll::Ready(running.inline(cx, &mut replies, tasks, &mut cancels))
             });
             match unserved.await {
                 Some(Served::Notification(message)) => carried = Some(message),
@@ -249,15 +257,22 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 span,
                 key,
             }
-            .spawn(&mut requests, &mut cancels);
+            .spawn(
+                match notification {
+                    true => &mut notifications,
+                    false => &mut requests,
+                },
+                &mut cancels,
+            );
         }
         // Forget the ones that have finished.
         while !requests.is_empty() && requests.try_join_next().is_some() {}
+        while !notifications.is_empty() && notifications.try_join_next().is_some() {}
     }
     // Let the notifications and requests in flight finish and queue their
     // replies, then close; but a request whose reply can no longer reach
-    // the peer is dropped, its handler with it, and so is one still running
-    // long after the peer closed its end.
+    // the peer is dropped, its handler with it (its notifications run on),
+    // and so is anything still running long after the peer closed its end.
     let patience = async {
         match setup.answer_after_close.filter(|_| peer_closed) {
             Some(patience) => tokio::time::sleep(patience).await,
@@ -267,7 +282,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     tokio::select! {
         () = in_flight.all_back() => {}
         () = shared.unreachable.cancelled() => drop_running(&mut requests, &in_flight).await,
-        () = patience => drop_running(&mut requests, &in_flight).await,
+        () = patience => {
+            notifications.shutdown().await;
+            drop_running(&mut requests, &in_flight).await;
+        }
     }
     shared.closing.cancel();
     cut_short
