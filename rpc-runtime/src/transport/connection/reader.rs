@@ -210,6 +210,10 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         // cost more.
         let held = (cancels.is_some() && !notification).then(|| request.clone());
         let (ticket, key) = (admitted.ticket, admitted.key);
+        let tasks = match notification {
+            true => &mut notifications,
+            false => &mut requests,
+        };
         if inline {
             // In a box, where it can be polled and still move to a task;
             // boxed before the read loop awaits anything, so the
@@ -230,10 +234,6 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 span,
                 key,
             });
-            let tasks = match notification {
-                true => &mut notifications,
-                false => &mut requests,
-            };
             let unserved = std::future::poll_fn(|cx| {
                 let running = running.take().expect("polled once: it is ready at once");
                 Poll::Ready(running.inline(cx, &mut replies, tasks, &mut cancels))
@@ -257,13 +257,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 span,
                 key,
             }
-            .spawn(
-                match notification {
-                    true => &mut notifications,
-                    false => &mut requests,
-                },
-                &mut cancels,
-            );
+            .spawn(tasks, &mut cancels);
         }
         // Forget the ones that have finished.
         while !requests.is_empty() && requests.try_join_next().is_some() {}
