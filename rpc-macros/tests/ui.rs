@@ -3,7 +3,7 @@
 //! supported shape of trait expands to code that compiles (`tests/ui/pass`).
 //!
 //! Regenerate the expected output after changing a message with
-//! `TRYBUILD=overwrite cargo test --test ui`, then read every `.stderr`.
+//! `TRYBUILD=overwrite cargo test -p rpc-macros --test ui`, then read every `.stderr`.
 
 #[test]
 fn ui() {
