@@ -8,31 +8,36 @@
 //! settings asked of the editor and honoured, diagnostics and progress in
 //! order, cancellation, `$/` methods, exit codes.
 
-#[path = "support/npm.rs"]
-mod npm;
+use std::path::Path;
+use std::time::Duration;
 
-use std::process::Command;
+use typed_rpc_test_support::npm::NodePackages;
+use typed_rpc_test_support::process;
 
 use serde_json::{Value, json};
+
+/// How long one whole session may take, the server's start included.
+const SESSION_LIMIT: Duration = Duration::from_secs(120);
 
 /// What `session.js` reports for a session in `encoding` (`mode`: `full`
 /// or `no-shutdown`).
 fn session(encoding: &str, mode: &str) -> Value {
-    let dir = npm::vscode_packages();
-    let output = Command::new("node")
-        .current_dir(dir)
-        .arg("session.js")
+    let packages =
+        NodePackages::install(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vscode"))
+            .unwrap_or_else(|err| panic!("{err}"));
+    let mut session = packages.node("session.js");
+    session
         .arg(env!("CARGO_BIN_EXE_tally-lsp"))
-        .args([encoding, mode])
-        .output()
-        .expect("node runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        .args([encoding, mode]);
+    let output =
+        process::run(session, SESSION_LIMIT).unwrap_or_else(|err| panic!("session.js: {err}"));
     assert!(
-        output.status.success(),
-        "session.js {encoding} {mode} failed: {stderr}"
+        output.success(),
+        "session.js {encoding} {mode} failed: {}",
+        output.stderr
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+    serde_json::from_str(output.stdout.trim())
+        .unwrap_or_else(|err| panic!("{err}: {}", output.stdout))
 }
 
 fn error_code(outcome: &Value) -> i64 {

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use typed_rpc_test_support::pip::PythonPackages;
 use typed_rpc_test_support::process;
 
 /// How long a server may take to say where it listens.
@@ -68,84 +69,18 @@ impl Drop for Scratch {
     }
 }
 
-/// The `name==version` pins of a requirements file.
-fn pins(requirements: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(requirements).expect("the requirements file");
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or("").trim())
-        .filter(|line| !line.is_empty())
-        .map(|line| {
-            let (name, version) = line
-                .split_once("==")
-                .unwrap_or_else(|| panic!("`{line}` is not pinned"));
-            (name.trim().to_owned(), version.trim().to_owned())
-        })
-        .collect()
-}
-
-/// Whether `dir` holds every pin (pip leaves `<name>-<version>.dist-info`).
-fn installed(dir: &Path, pins: &[(String, String)]) -> bool {
-    let names: Vec<String> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().to_lowercase())
-                .collect()
-        })
-        .unwrap_or_default();
-    pins.iter().all(|(name, version)| {
-        let wanted =
-            format!("{}-{version}.dist-info", name.replace(['-', '.'], "_")).to_lowercase();
-        names.contains(&wanted)
-    })
-}
-
 /// `<target>/mcp-python`, holding the pinned Python SDK; it goes on
-/// `PYTHONPATH`. Installed on first use with pip (Python 3 with pip must
-/// be on `PATH`, and PyPI reachable).
+/// `PYTHONPATH`. Installed on first use by test-support (Python 3 with pip
+/// on `PATH`, and PyPI, needed).
 pub fn python_packages() -> &'static Path {
-    static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let requirements = tests_dir().join("python").join("requirements.txt");
-        let pins = pins(&requirements);
-        let target = target_dir().join("mcp-python");
-        if installed(&target, &pins) {
-            return target;
-        }
-        // Into a directory of this process's own, moved into place whole:
-        // test binaries installing at once never see half an install.
-        let fresh = target_dir().join(format!("mcp-python.{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&fresh);
-        let mut pip = Command::new("python3");
-        pip.args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--no-input",
-            "--quiet",
-        ])
-        .args(["--root-user-action=ignore", "--no-deps", "--target"])
-        .arg(&fresh)
-        .arg("-r")
-        .arg(&requirements);
-        let (ok, _, stderr) = bounded(pip, INSTALL_LIMIT);
-        assert!(
-            ok,
-            "pip install -r {} failed (python3 with pip, and PyPI, needed):\n{stderr}",
-            requirements.display()
-        );
-        let _ = std::fs::remove_dir_all(&target);
-        if std::fs::rename(&fresh, &target).is_err() {
-            let _ = std::fs::remove_dir_all(&fresh);
-        }
-        assert!(
-            installed(&target, &pins),
-            "{} lacks pinned packages",
-            target.display()
-        );
-        target
-    })
+    static INSTALLED: OnceLock<PythonPackages> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let requirements = tests_dir().join("python").join("requirements.txt");
+            PythonPackages::install(requirements, "mcp-python")
+                .unwrap_or_else(|err| panic!("{err}"))
+        })
+        .dir()
 }
 
 /// `<target>/mcp-js`: the pinned JavaScript peers of `tests/js` (and the
