@@ -224,15 +224,9 @@ pub fn unsubscribe<'a>(
     Some(match <(String,)>::decode(call.params(), method) {
         Ok((subscription,)) => slot.start(
             async move {
-                #[cfg(feature = "duplex")]
-                let ended = match call.context().connection() {
-                    Some(connection) => connection.unsubscribe(&subscription).await,
+                let ended = match call.context().peer() {
+                    Some(peer) => peer.unsubscribe(&subscription).await,
                     None => false,
-                };
-                #[cfg(not(feature = "duplex"))]
-                let ended = {
-                    drop(subscription);
-                    false
                 };
                 call.respond(Ok::<_, ErrorObject>(ended))
             },

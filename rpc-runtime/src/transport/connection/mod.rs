@@ -29,6 +29,7 @@
 //! | `producers.rs` | the subscriptions' streams, pulled by the writer |
 //! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
 //! | `lend.rs` | a request's place in flight, lent while its handler waits on the peer |
+//! | `peer.rs` | the connection as its handlers' port to the peer, and [`Context::connection`](crate::Context::connection) |
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
@@ -39,6 +40,7 @@ mod lend;
 mod message;
 mod open;
 mod order;
+mod peer;
 mod producers;
 mod reader;
 mod schedule;

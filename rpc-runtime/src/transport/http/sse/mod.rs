@@ -24,6 +24,7 @@ pub(crate) use body::EventBody;
 pub use events::EventSender;
 
 use std::future::poll_fn;
+use std::sync::Arc;
 use std::task::Poll;
 
 use bytes::Bytes;
@@ -50,7 +51,7 @@ pub(crate) async fn answer(
     answered: AnsweredLater,
 ) -> Response<ResponseBody> {
     let (queue, mut events) = mpsc::channel(events::QUEUE);
-    let context = context.with_events(EventSender::new(queue, notifications));
+    let context = context.with_peer(Arc::new(EventSender::new(queue, notifications)));
     let router = shared.router.clone();
     let mut running: body::Running =
         Box::pin(async move { router.handle_with(&body, &context).await });
