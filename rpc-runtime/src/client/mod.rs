@@ -7,6 +7,7 @@
 mod batch;
 mod call_error;
 mod error;
+pub(crate) mod error_of;
 mod in_process;
 mod local_items;
 mod notify;
