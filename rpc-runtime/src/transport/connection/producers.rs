@@ -10,7 +10,7 @@
 use std::task::{Context, Poll};
 
 use super::Serialized;
-use super::subscriptions::Held;
+use super::peer_subscriptions::Held;
 use crate::streaming::{Buffer, Frame, Items};
 use crate::{ErrorObject, StreamInfo};
 

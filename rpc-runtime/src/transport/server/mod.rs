@@ -3,7 +3,7 @@
 //!
 //! This is the layer above the transports: `http.rs` serves HTTP (and
 //! chooses whether WebSocket handshakes are answered), `https.rs` HTTP over TLS, `stream.rs` byte
-//! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
+//! streams (stdio, TCP), `two_way.rs` a two-way connection over any message transport; `accept.rs` is the TCP accept loop under the
 //! connection limits (making room under pressure), `lifecycle.rs` the tasks and the graceful shutdown,
 //! `group.rs` the shutdown of several servers as one.
 
@@ -21,10 +21,10 @@ mod http;
 #[cfg(feature = "tls")]
 mod https;
 mod lifecycle;
-#[cfg(feature = "duplex")]
-mod messages;
 #[cfg(feature = "stream")]
 mod stream;
+#[cfg(feature = "duplex")]
+mod two_way;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 pub(crate) use accept::{Refusals, accept_loop, bind};

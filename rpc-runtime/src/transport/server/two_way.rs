@@ -1,4 +1,4 @@
-//! Serving one connection over any message transport.
+//! Serving one two-way connection (requests both ways) over any message transport.
 
 use std::future::Future;
 use std::sync::Arc;
