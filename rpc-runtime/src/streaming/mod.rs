@@ -27,13 +27,10 @@
 //! from a stream that completed and from a connection lost.
 //! The call's `tracing` span lasts as long as its stream.
 
-mod data_lines;
 mod handover;
 mod items;
 mod last_item;
 
-#[cfg(feature = "http")]
-pub(crate) use data_lines::data_event;
 pub(crate) use handover::Handover;
 pub use items::Items;
 pub(crate) use items::{Buffer, Frame, bare_items};

@@ -68,7 +68,7 @@ fn frame(info: &StreamInfo, subscription: &str, member: &str) -> Frame {
             quoted(subscription),
         ),
         tail: "}}".to_owned(),
-        data_lines: false,
+        mend: None,
     }
 }
 

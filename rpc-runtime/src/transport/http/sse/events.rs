@@ -8,8 +8,9 @@ use std::task::{Context, Poll, ready};
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
+use super::data_lines::{data_event, keep_whole};
 use crate::context::{Peer, PeerFuture, PeerGone};
-use crate::streaming::{Buffer, Frame, Items, data_event};
+use crate::streaming::{Buffer, Frame, Items};
 use crate::wire::Id;
 use crate::{ErrorObject, StreamInfo};
 
@@ -72,12 +73,12 @@ impl EventSender {
             result: Frame {
                 head: r#"data: {"jsonrpc":"2.0","result":"#.to_owned(),
                 tail: tail.clone(),
-                data_lines: true,
+                mend: Some(keep_whole),
             },
             error: Frame {
                 head: r#"data: {"jsonrpc":"2.0","error":"#.to_owned(),
                 tail,
-                data_lines: true,
+                mend: Some(keep_whole),
             },
         };
         let _ = self.queue.send(Event::Items(Box::new(events))).await;

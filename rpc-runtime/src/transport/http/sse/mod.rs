@@ -15,9 +15,13 @@
 //! | `events.rs` | [`EventSender`], the handlers' side of the queue |
 //! | `body.rs` | the response body that reads the queue |
 //! | `chunks.rs` | the buffers its chunks are gathered in, reused once written |
+//! | `data_lines.rs` | keeping an event whole when its JSON holds a line break |
+//! | `client_events.rs` | the client's side: a streaming call's items read from an event stream |
 
 mod body;
 mod chunks;
+pub(super) mod client_events;
+mod data_lines;
 mod events;
 
 pub(crate) use body::EventBody;
@@ -31,9 +35,7 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, header};
 use tokio::sync::mpsc;
 
-use super::ResponseBody;
-use super::respond::{AnsweredLater, reply_response};
-use super::service::Shared;
+use super::server::{AnsweredLater, ResponseBody, Shared, reply_response};
 use crate::Context;
 
 /// Answers `body`, which the router reads with `context`, as JSON or as an

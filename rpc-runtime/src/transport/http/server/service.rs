@@ -12,7 +12,7 @@ use http::{Request, Response};
 use hyper::body::Body;
 use tokio_util::sync::CancellationToken;
 
-use super::read_body::BoxError;
+use crate::transport::http::read_body::BoxError;
 use super::respond::{Origin, respond};
 use super::{Cors, ResponseBody};
 use crate::Router;
