@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 mod connection_extensions;
 mod extensions;
-mod peer;
+pub(crate) mod peer;
 
 pub use connection_extensions::ConnectionExtensions;
 pub use extensions::Extensions;
-pub(crate) use peer::{Peer, PeerFuture, PeerGone};
+pub(crate) use peer::Peer;
 
 /// The transport a request arrived on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -226,13 +226,6 @@ impl Context {
     /// [`Peer`]): a two-way connection, an HTTP response that may send events.
     pub(crate) fn peer(&self) -> Option<&dyn Peer> {
         self.peer.as_deref()
-    }
-
-    /// Sets the port to the call's peer; the transport that made it adds
-    /// the accessors of its own (such as `Context::connection`).
-    pub(crate) fn with_peer(mut self, peer: Arc<dyn Peer>) -> Self {
-        self.peer = Some(peer);
-        self
     }
 
     /// Where an in-process caller takes a streaming call's items.

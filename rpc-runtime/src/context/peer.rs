@@ -6,14 +6,21 @@
 //! the calls they serve. The core asks it to send a notification or to
 //! carry a streaming call's items, and never learns which transport it is.
 
+// Without a transport, nothing implements the port or hands one over.
+#![cfg_attr(
+    not(any(feature = "http", feature = "duplex")),
+    allow(dead_code, reason = "no transport to implement the port")
+)]
+
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
-use crate::StreamInfo;
 use crate::streaming::Items;
 use crate::wire::Id;
+use crate::{Context, StreamInfo};
 
 /// A future a [`Peer`] answers with, boxed so that the port is a trait
 /// object (the calls through it are few: a notification, a stream's start).
@@ -50,6 +57,19 @@ pub(crate) trait Peer: fmt::Debug + Send + Sync + 'static {
     }
 
     /// The transport's own handle, for the accessors that transport adds
-    /// to [`Context`](crate::Context) (such as its connection).
+    /// to [`Context`] (such as its connection).
+    #[cfg_attr(
+        not(feature = "duplex"),
+        allow(dead_code, reason = "only the connection is handed back")
+    )]
     fn as_any(&self) -> &dyn Any;
+}
+
+impl Context {
+    /// Sets the port to the call's peer; the transport that made it adds
+    /// the accessors of its own (such as `Context::connection`).
+    pub(crate) fn with_peer(mut self, peer: Arc<dyn Peer>) -> Self {
+        self.peer = Some(peer);
+        self
+    }
 }

@@ -5,7 +5,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::Connection;
-use crate::context::{Peer, PeerFuture, PeerGone};
+use crate::context::peer::{Peer, PeerFuture, PeerGone};
 use crate::streaming::Items;
 use crate::wire::Id;
 use crate::{Context, StreamInfo};

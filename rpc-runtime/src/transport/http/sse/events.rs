@@ -9,7 +9,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::data_lines::{data_event, keep_whole};
-use crate::context::{Peer, PeerFuture, PeerGone};
+use crate::context::peer::{Peer, PeerFuture, PeerGone};
 use crate::streaming::{Buffer, Frame, Items};
 use crate::wire::Id;
 use crate::{ErrorObject, StreamInfo};
