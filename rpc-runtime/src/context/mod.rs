@@ -2,6 +2,13 @@
 //! peer's address, the HTTP headers (`http` feature), a handle to its
 //! connection, and what layers and earlier calls on that connection left
 //! for it.
+//!
+//! The core knows no transport: a transport that can reach the caller
+//! outside the reply (a two-way connection, an HTTP response that may turn
+//! into Server-Sent Events) puts a port of the core's own in the context
+//! (`peer.rs`), through which [`Context::notify`] and streaming methods
+//! reach the caller; the transport adds its own accessors, such as
+//! `Context::connection`.
 
 use std::fmt;
 use std::net::SocketAddr;
