@@ -28,6 +28,9 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+#[macro_use]
+mod cfg;
+
 pub mod cancel;
 #[doc(hidden)]
 pub mod choose;

@@ -271,7 +271,6 @@ impl std::error::Error for DecodeError {
 
 /// The error of a message whose peer has gone, or of a call whose
 /// connection closed before its reply.
-#[cfg(any(feature = "http", feature = "duplex"))]
 #[cold]
 pub(crate) fn closed() -> ClientError {
     ClientError::Transport(TransportError::new(TransportErrorKind::Closed))

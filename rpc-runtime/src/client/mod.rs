@@ -7,8 +7,10 @@
 mod batch;
 mod call_error;
 mod error;
+pub(crate) mod error_of;
 mod in_process;
 mod local_items;
+mod notify;
 mod params;
 mod retry;
 mod span;
@@ -22,7 +24,6 @@ use serde::de::DeserializeOwned;
 
 pub use batch::{Batch, BatchResponse, BatchSlot};
 pub use call_error::{CallError, UnknownError};
-#[cfg(any(feature = "http", feature = "duplex"))]
 pub(crate) use error::closed;
 pub use error::{ClientError, DecodeError, HttpError, TransportError, TransportErrorKind};
 pub use in_process::InProcess;

@@ -5,8 +5,8 @@ use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
 
+use super::error_of::ResultType;
 use super::{BatchResponse, ClientError};
-use crate::__private::ResultType;
 
 /// A call added to a generated client's batch; its result is read from the
 /// [`BatchReplies`] with it.

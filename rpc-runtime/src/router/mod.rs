@@ -12,6 +12,11 @@ mod build_error;
 #[cfg(feature = "schema")]
 mod discover;
 mod guard;
+
+cfg_duplex! {
+    mod from_peer;
+    pub(crate) use from_peer::FromPeer;
+}
 #[cfg(feature = "http")]
 mod streaming;
 
@@ -175,11 +180,6 @@ impl Router {
         self.inner.cancel.as_deref()
     }
 
-    #[cfg(feature = "duplex")]
-    pub(crate) fn shared_cancel_policy(&self) -> Option<&Arc<CancelPolicy>> {
-        self.inner.cancel.as_ref()
-    }
-
     /// When the peer's messages for `method` run on a two-way connection,
     /// if its method declares it (see [`Turn`]).
     pub fn turn_of(&self, method: &str) -> Option<&'static Turn> {
@@ -212,34 +212,6 @@ impl Router {
             Ok(Message::Single(entry)) => self.handle_entry(&entry, context).await,
             Ok(Message::Batch(entries)) => self.handle_batch(&entries, context).await,
             Err(error) => Some(wire::failure(None, &error)),
-        }
-    }
-
-    /// Handles one message from the peer of a two-way connection, except a
-    /// lone notification (unless `run_notification`) or response: those it
-    /// reports unrun, for the connection to run notifications in their turn
-    /// and to hand responses to the calls waiting for them. The one parse
-    /// tells them apart, where a scan before the parse would cost a request
-    /// a tenth more.
-    #[cfg(feature = "duplex")]
-    pub(crate) async fn handle_from_peer(
-        &self,
-        message: &[u8],
-        context: &Context,
-        run_notification: bool,
-    ) -> FromPeer {
-        match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(Entry::Request(request)))
-                if request.id().is_none() && !run_notification =>
-            {
-                FromPeer::Notification
-            }
-            Ok(Message::Single(Entry::Invalid { response: true, .. })) => FromPeer::Response,
-            Ok(Message::Single(entry)) => FromPeer::Reply(self.handle_entry(&entry, context).await),
-            Ok(Message::Batch(entries)) => {
-                FromPeer::Reply(self.handle_batch(&entries, context).await)
-            }
-            Err(error) => FromPeer::Reply(Some(wire::failure(None, &error))),
         }
     }
 
@@ -421,17 +393,6 @@ impl Router {
         };
         Some(&**service)
     }
-}
-
-/// What [`Router::handle_from_peer`] did with a message.
-#[cfg(feature = "duplex")]
-pub(crate) enum FromPeer {
-    /// Handled: the reply, if any.
-    Reply(Option<String>),
-    /// A lone notification, not run.
-    Notification,
-    /// A lone response.
-    Response,
 }
 
 /// An entry once started.

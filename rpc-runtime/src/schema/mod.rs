@@ -23,9 +23,7 @@ pub use document::Document;
 /// `#[derive(JsonSchema)]` matches it.
 pub use schemars;
 
-/// Writes the JSON Schema of one Rust type, registering the types it refers
-/// to with the generator (they end up under `components/schemas`).
-pub type SchemaFn = fn(&mut schemars::SchemaGenerator) -> schemars::Schema;
+pub use crate::metadata::SchemaFn;
 
 /// A [`SchemaFn`] for `$ty`: its `JsonSchema` when it has one, otherwise a
 /// schema that accepts anything and names the type.

@@ -1,6 +1,7 @@
 //! A handler's stream of items, type-erased, each written straight into the
 //! buffer of the transport that carries it.
 
+use std::ops::Range;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -16,10 +17,15 @@ use crate::ErrorObject;
 pub(crate) struct Frame {
     pub(crate) head: String,
     pub(crate) tail: String,
-    /// Set for an SSE event: a line break in the item, which would end the
-    /// event's line, goes on a `data:` line of its own.
-    pub(crate) data_lines: bool,
+    /// Set by a transport whose framing a line break inside the item would
+    /// break (an SSE event's line): mends the text just written, the item
+    /// at `value` of the frame at `start..` of `out`.
+    pub(crate) mend: Option<Mend>,
 }
+
+/// Mends a frame just written to `out` (see [`Frame::mend`]): the frame
+/// starts at the first `usize`, its item lies in the range.
+pub(crate) type Mend = fn(out: &mut Vec<u8>, start: usize, value: Range<usize>);
 
 impl Frame {
     /// Appends `item` to `out` between the head and the tail; on an error
@@ -38,8 +44,8 @@ impl Frame {
         }
         let value = start + self.head.len()..out.len();
         out.extend_from_slice(self.tail.as_bytes());
-        if self.data_lines {
-            super::data_lines::keep_whole(out, start, value);
+        if let Some(mend) = self.mend {
+            mend(out, start, value);
         }
         Ok(())
     }
@@ -50,7 +56,7 @@ impl Frame {
     pub(crate) const BARE: Frame = Frame {
         head: String::new(),
         tail: String::new(),
-        data_lines: false,
+        mend: None,
     };
 }
 

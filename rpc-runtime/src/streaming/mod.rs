@@ -27,28 +27,23 @@
 //! from a stream that completed and from a connection lost.
 //! The call's `tracing` span lasts as long as its stream.
 
-mod data_lines;
 mod handover;
 mod items;
 mod last_item;
 
-#[cfg(feature = "http")]
-pub(crate) use data_lines::data_event;
 pub(crate) use handover::Handover;
 pub use items::Items;
 pub(crate) use items::{Buffer, Frame, bare_items};
 
+use crate::context::Peer;
 use crate::wire::{self, Id};
 use crate::{Context, ErrorObject, StreamFallback, StreamInfo};
 
 /// Where a streaming call's items go, as its transport and request decide.
 pub(crate) enum Route<'a> {
-    /// Server-Sent Events in the HTTP response.
-    #[cfg(feature = "http")]
-    Events(&'a crate::transport::http::EventSender),
-    /// A subscription on a two-way connection.
-    #[cfg(feature = "duplex")]
-    Subscription(&'a crate::transport::Connection),
+    /// The call's peer, as its transport carries a stream: Server-Sent
+    /// Events in an HTTP response, a subscription on a two-way connection.
+    Peer(&'a dyn Peer),
     /// Handed over whole to a caller in the same process (an in-process
     /// client), which reads the items itself.
     Handover(&'a Handover),
@@ -84,15 +79,7 @@ fn carrier(context: &Context) -> Option<Route<'_>> {
     if let Some(handover) = context.handover() {
         return Some(Route::Handover(handover));
     }
-    #[cfg(feature = "http")]
-    if let Some(events) = context.events() {
-        return Some(Route::Events(events));
-    }
-    #[cfg(feature = "duplex")]
-    if let Some(connection) = context.connection() {
-        return Some(Route::Subscription(connection));
-    }
-    None
+    context.peer().map(Route::Peer)
 }
 
 /// Sends `items` as `route` says for the call `id` of a method streaming as
@@ -104,22 +91,12 @@ pub(crate) async fn serve(
     items: Items,
 ) -> Option<String> {
     match route {
-        #[cfg(feature = "http")]
-        Route::Events(events) => {
-            let _ = info;
-            events.pump(id, items).await;
-            None
-        }
-        #[cfg(feature = "duplex")]
-        Route::Subscription(connection) => connection.subscribe(id, info, items).await,
+        Route::Peer(peer) => peer.stream(id, info, items).await,
         Route::Handover(handover) => {
             handover.put(items);
             None
         }
-        Route::LastItem => {
-            let _ = info;
-            Some(last_item::reply(id, items).await)
-        }
+        Route::LastItem => Some(last_item::reply(id, items).await),
     }
 }
 

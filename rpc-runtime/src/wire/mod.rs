@@ -6,6 +6,7 @@ mod classify;
 mod head;
 mod id;
 mod request;
+mod request_object;
 mod response;
 
 #[cfg(feature = "duplex")]

@@ -181,7 +181,7 @@ impl<'de> Visitor<'de> for ResponseVisitor {
             }
         }
         if self.version == VersionRule::Require2
-            && !version.is_some_and(super::request::is_version_2)
+            && !version.is_some_and(super::request_object::is_version_2)
         {
             return Err(de::Error::custom("`jsonrpc` is not \"2.0\""));
         }

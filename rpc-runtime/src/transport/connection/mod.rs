@@ -24,11 +24,12 @@
 //! | `backlog.rs` | what is read past, while requests wait for room, to find a response a handler waits for |
 //! | `cancel.rs` | the peer's requests in flight, by id for its cancel notifications, by key for superseding |
 //! | `writer.rs` | the write loop and its two queues |
-//! | `subscribed.rs` | this end's subscriptions to the peer: their items, by id |
-//! | `subscriptions.rs` | the peer's subscriptions: ids, limits, subscribe and unsubscribe |
+//! | `our_subscriptions.rs` | this end's subscriptions to the peer: their items, by id |
+//! | `peer_subscriptions.rs` | the peer's subscriptions to this end: ids, limits, subscribe and unsubscribe |
 //! | `producers.rs` | the subscriptions' streams, pulled by the writer |
 //! | `direct.rs` | the WebSocket server's replies sent by the reader itself |
 //! | `lend.rs` | a request's place in flight, lent while its handler waits on the peer |
+//! | `peer.rs` | the connection as its handlers' port to the peer, and [`Context::connection`](crate::Context::connection) |
 //!
 //! [`Limits::max_in_flight`]: super::Limits::max_in_flight
 
@@ -39,12 +40,13 @@ mod lend;
 mod message;
 mod open;
 mod order;
+mod our_subscriptions;
+mod peer;
+mod peer_subscriptions;
 mod producers;
 mod reader;
 mod schedule;
 mod span;
-mod subscribed;
-mod subscriptions;
 mod writer;
 
 pub(crate) use direct::{Direct, DirectReply, ViaWriter};
@@ -52,7 +54,7 @@ pub use message::{Inbound, MessageReader, MessageWriter, Serialized};
 #[cfg(feature = "stream")]
 pub(crate) use open::open_client;
 pub(crate) use open::{Setup, Timers, open};
-pub(crate) use subscriptions::Budget;
+pub(crate) use peer_subscriptions::Budget;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -110,9 +112,9 @@ struct Shared {
     /// Cancelled when the connection has ended.
     closed: CancellationToken,
     /// The peer's subscriptions on this end.
-    subscriptions: Mutex<subscriptions::Subscriptions>,
+    subscriptions: Mutex<peer_subscriptions::Subscriptions>,
     /// This end's subscriptions to the peer.
-    subscribed: subscribed::Subscribed,
+    subscribed: our_subscriptions::Subscribed,
     budget: Budget,
 }
 

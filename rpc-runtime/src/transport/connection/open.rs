@@ -17,8 +17,8 @@ use super::{
     ViaWriter,
 };
 use crate::context::ConnectionExtensions;
+use crate::transport::sync::presence::Presence;
 use crate::transport::sync::rare_events::Rare;
-use crate::transport::sync::registry::Presence;
 use crate::transport::sync::{in_order, lock};
 use crate::transport::{DEFAULT_CALL_TIMEOUT, Limits};
 use crate::{Context, Router};

@@ -10,7 +10,7 @@
 use std::task::{Context, Poll};
 
 use super::Serialized;
-use super::subscriptions::Held;
+use super::peer_subscriptions::Held;
 use crate::streaming::{Buffer, Frame, Items};
 use crate::{ErrorObject, StreamInfo};
 
@@ -68,7 +68,7 @@ fn frame(info: &StreamInfo, subscription: &str, member: &str) -> Frame {
             quoted(subscription),
         ),
         tail: "}}".to_owned(),
-        data_lines: false,
+        mend: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Accepting TCP connections under the connection limits, and making room
-//! under pressure (see `sync/registry.rs`).
+//! under pressure (see `admission.rs`).
 
 use std::future::Future;
 use std::io;
@@ -11,9 +11,10 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::Lifecycle;
+use super::admission::{Refusal, Registry};
 use crate::transport::Limits;
+use crate::transport::sync::presence::Presence;
 use crate::transport::sync::rare_events::Rare;
-use crate::transport::sync::registry::{Presence, Refusal, Registry};
 
 /// How often the idle timeouts are checked against the pressure, and the
 /// resolution of the clock that tells which connection is idle longest.

@@ -13,7 +13,7 @@ use super::{Lifecycle, Refusals, Server, ServerHandle, accept_loop, bind};
 use crate::transport::http::{
     ConnectionBuilder, HttpService, Shared, Upgrade, connection_builder, serve_connection,
 };
-use crate::transport::sync::registry::Presence;
+use crate::transport::sync::presence::Presence;
 
 /// How the HTTP server answers a WebSocket handshake: upgrades it where
 /// WebSocket is spoken, else not at all.

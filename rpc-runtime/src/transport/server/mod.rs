@@ -3,8 +3,8 @@
 //!
 //! This is the layer above the transports: `http.rs` serves HTTP (and
 //! chooses whether WebSocket handshakes are answered), `https.rs` HTTP over TLS, `stream.rs` byte
-//! streams (stdio, TCP), `messages.rs` any message transport; `accept.rs` is the TCP accept loop under the
-//! connection limits (making room under pressure), `lifecycle.rs` the tasks and the graceful shutdown,
+//! streams (stdio, TCP), `two_way.rs` a two-way connection over any message transport; `accept.rs` is the TCP accept loop under the
+//! connection limits, `admission.rs` who is admitted (making room under pressure), `lifecycle.rs` the tasks and the graceful shutdown,
 //! `group.rs` the shutdown of several servers as one.
 
 use std::net::SocketAddr;
@@ -15,16 +15,18 @@ use crate::transport::Limits;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 mod accept;
+#[cfg(any(feature = "http", feature = "stream"))]
+mod admission;
 mod group;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "tls")]
 mod https;
 mod lifecycle;
-#[cfg(feature = "duplex")]
-mod messages;
 #[cfg(feature = "stream")]
 mod stream;
+#[cfg(feature = "duplex")]
+mod two_way;
 
 #[cfg(any(feature = "http", feature = "stream"))]
 pub(crate) use accept::{Refusals, accept_loop, bind};

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | [`rare_events`] | futures for events that almost never fire (shutdown, timeouts), polled only when woken |
 //! | `in_flight` | the permits of the requests a connection runs, with one taker |
-//! | `registry` | the connections of a listener: idle since when, per peer, asked to close under pressure |
+//! | `presence` | a connection's report to its listener's admission: idle since when, asked to close |
 //! | `in_order` | two futures run to the end, always polled in the same order |
 //! | [`lock`](fn@lock) | a mutex lock that tolerates poisoning |
 
@@ -15,9 +15,9 @@ pub(crate) mod in_flight;
 mod in_order;
 mod lock;
 #[cfg(any(feature = "http", feature = "duplex"))]
-pub(crate) mod rare_events;
+pub(crate) mod presence;
 #[cfg(any(feature = "http", feature = "duplex"))]
-pub(crate) mod registry;
+pub(crate) mod rare_events;
 
 #[cfg(feature = "duplex")]
 pub(crate) use in_order::in_order;

@@ -12,9 +12,9 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::chunks::{Chunks, GATHER};
+use super::data_lines::data_event;
 use super::events::{Event, ItemEvents};
-use crate::streaming::data_event;
-use crate::transport::http::respond::AnsweredLater;
+use crate::transport::http::server::AnsweredLater;
 
 /// The call that answers the request: it runs while the body is read, and
 /// its handlers' events come through the queue.

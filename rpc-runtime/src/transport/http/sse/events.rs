@@ -2,14 +2,17 @@
 //! events, read by the response body as the client takes them, and a
 //! streaming method's items, which the body pulls itself.
 
+use std::any::Any;
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::ErrorObject;
-use crate::streaming::{Buffer, Frame, Items, data_event};
+use super::data_lines::{data_event, keep_whole};
+use crate::context::peer::{Peer, PeerFuture, PeerGone};
+use crate::streaming::{Buffer, Frame, Items};
 use crate::wire::Id;
+use crate::{ErrorObject, StreamInfo};
 
 /// How many events wait for the client at most; a handler sending more
 /// waits until the client has read some.
@@ -51,13 +54,8 @@ impl EventSender {
         }
     }
 
-    /// Whether handlers may send notifications before their reply.
-    pub(crate) fn takes_notifications(&self) -> bool {
-        self.notifications
-    }
-
     /// Queues one JSON-RPC message as an event; `false` once the client has gone.
-    pub(crate) async fn send(&self, message: &str) -> bool {
+    async fn send(&self, message: &str) -> bool {
         self.queue
             .send(Event::Data(Bytes::from(data_event(message))))
             .await
@@ -68,22 +66,48 @@ impl EventSender {
     /// the call `id` (a whole response) as fast as the client reads, until
     /// they end, one fails (its error is the last event) or the client
     /// leaves.
-    pub(crate) async fn pump(&self, id: Id<'_>, items: Items) {
+    async fn pump(&self, id: Id<'_>, items: Items) {
         let tail = format!(",\"id\":{}}}\n\n", id.as_json());
         let events = ItemEvents {
             items,
             result: Frame {
                 head: r#"data: {"jsonrpc":"2.0","result":"#.to_owned(),
                 tail: tail.clone(),
-                data_lines: true,
+                mend: Some(keep_whole),
             },
             error: Frame {
                 head: r#"data: {"jsonrpc":"2.0","error":"#.to_owned(),
                 tail,
-                data_lines: true,
+                mend: Some(keep_whole),
             },
         };
         let _ = self.queue.send(Event::Items(Box::new(events))).await;
+    }
+}
+
+impl Peer for EventSender {
+    fn takes_notifications(&self) -> bool {
+        self.notifications
+    }
+
+    fn notify(&self, text: String) -> PeerFuture<'_, Result<(), PeerGone>> {
+        Box::pin(async move { self.send(&text).await.then_some(()).ok_or(PeerGone) })
+    }
+
+    fn stream<'a>(
+        &'a self,
+        id: Id<'a>,
+        _: &'static StreamInfo,
+        items: Items,
+    ) -> PeerFuture<'a, Option<String>> {
+        Box::pin(async move {
+            self.pump(id, items).await;
+            None
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

@@ -15,24 +15,27 @@
 //! | `events.rs` | [`EventSender`], the handlers' side of the queue |
 //! | `body.rs` | the response body that reads the queue |
 //! | `chunks.rs` | the buffers its chunks are gathered in, reused once written |
+//! | `data_lines.rs` | keeping an event whole when its JSON holds a line break |
+//! | `client_events.rs` | the client's side: a streaming call's items read from an event stream |
 
 mod body;
 mod chunks;
+pub(super) mod client_events;
+mod data_lines;
 mod events;
 
 pub(crate) use body::EventBody;
 pub use events::EventSender;
 
 use std::future::poll_fn;
+use std::sync::Arc;
 use std::task::Poll;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, header};
 use tokio::sync::mpsc;
 
-use super::ResponseBody;
-use super::respond::{AnsweredLater, reply_response};
-use super::service::Shared;
+use super::server::{AnsweredLater, ResponseBody, Shared, reply_response};
 use crate::Context;
 
 /// Answers `body`, which the router reads with `context`, as JSON or as an
@@ -50,7 +53,7 @@ pub(crate) async fn answer(
     answered: AnsweredLater,
 ) -> Response<ResponseBody> {
     let (queue, mut events) = mpsc::channel(events::QUEUE);
-    let context = context.with_events(EventSender::new(queue, notifications));
+    let context = context.with_peer(Arc::new(EventSender::new(queue, notifications)));
     let router = shared.router.clone();
     let mut running: body::Running =
         Box::pin(async move { router.handle_with(&body, &context).await });

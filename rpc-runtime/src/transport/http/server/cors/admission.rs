@@ -11,7 +11,7 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri};
 use super::Cors;
 use super::origin::is_same_origin;
 use crate::transport::http::ResponseBody;
-use crate::transport::http::refusal::{origin_refused, plain};
+use crate::transport::http::server::refusal::{origin_refused, plain};
 
 /// What becomes of a request under a [`Cors`].
 pub(crate) enum Admission {

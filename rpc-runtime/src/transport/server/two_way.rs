@@ -1,4 +1,4 @@
-//! Serving one connection over any message transport.
+//! Serving one two-way connection (requests both ways) over any message transport.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use crate::Context;
 use crate::transport::connection::{
     Budget, MessageReader, MessageWriter, Setup, Timers, ViaWriter, open,
 };
-use crate::transport::sync::registry::Presence;
+use crate::transport::sync::presence::Presence;
 
 impl Server {
     /// Serves one connection over any message transport: a [`MessageReader`]

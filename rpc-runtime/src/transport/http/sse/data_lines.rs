@@ -5,7 +5,7 @@
 /// Splits the event at `out[start..]` into `data:` lines if the JSON value
 /// at `out[value]` holds a line break.
 #[inline]
-pub(crate) fn keep_whole(out: &mut Vec<u8>, start: usize, value: std::ops::Range<usize>) {
+pub(super) fn keep_whole(out: &mut Vec<u8>, start: usize, value: std::ops::Range<usize>) {
     let value = &out[value];
     if may_break(value) && has_line_break(value) {
         split_lines(out, start);
@@ -13,8 +13,7 @@ pub(crate) fn keep_whole(out: &mut Vec<u8>, start: usize, value: std::ops::Range
 }
 
 /// `message` as the data of one event.
-#[cfg(feature = "http")]
-pub(crate) fn data_event(message: &str) -> String {
+pub(super) fn data_event(message: &str) -> String {
     one_line(format!("data: {message}\n\n"))
 }
 
@@ -110,7 +109,6 @@ mod tests {
         }
     }
 
-    #[cfg(feature = "http")]
     #[test]
     fn a_line_break_in_a_message_becomes_data_lines() {
         assert_eq!(data_event("{}"), "data: {}\n\n");

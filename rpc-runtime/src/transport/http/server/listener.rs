@@ -11,8 +11,8 @@ use super::header_wait::HeaderWait;
 use super::protocols::ConnectionBuilder;
 use super::respond::{Origin, respond};
 use super::service::{Handover, Shared};
+use crate::transport::sync::presence::Presence;
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
-use crate::transport::sync::registry::Presence;
 
 /// Serves one connection until the peer closes it, or until the server stops
 /// or the listener needs its slot (`presence`) and the request in flight

@@ -14,6 +14,13 @@ mod turn;
 pub use stream::{StreamFallback, StreamInfo};
 pub use turn::{Access, Turn};
 
+/// Writes the JSON Schema of one Rust type, registering the types it refers
+/// to with the generator (they end up under `components/schemas` of an
+/// OpenRPC document): what `#[rpc]` records of each param and result type
+/// (the `schema` feature; also `typed_rpc::schema::SchemaFn`).
+#[cfg(feature = "schema")]
+pub type SchemaFn = fn(&mut schemars::SchemaGenerator) -> schemars::Schema;
+
 /// A service: one `#[rpc]` trait and its methods.
 ///
 /// ```
@@ -114,7 +121,7 @@ pub struct MethodInfo {
     stream: Option<StreamInfo>,
     turn: Turn,
     #[cfg(feature = "schema")]
-    result_schema: Option<crate::schema::SchemaFn>,
+    result_schema: Option<SchemaFn>,
 }
 
 impl MethodInfo {
@@ -240,7 +247,7 @@ impl MethodInfo {
 
     /// Sets the function that writes the JSON Schema of the result.
     #[cfg(feature = "schema")]
-    pub const fn result_schema(mut self, schema: crate::schema::SchemaFn) -> Self {
+    pub const fn result_schema(mut self, schema: SchemaFn) -> Self {
         self.result_schema = Some(schema);
         self
     }
@@ -395,7 +402,7 @@ impl MethodInfo {
     /// The function that writes the JSON Schema of the result, when the
     /// method has a result.
     #[cfg(feature = "schema")]
-    pub const fn result_schema_fn(&self) -> Option<crate::schema::SchemaFn> {
+    pub const fn result_schema_fn(&self) -> Option<SchemaFn> {
         self.result_schema
     }
 }
@@ -457,7 +464,7 @@ pub struct ParamInfo {
     optional: bool,
     docs: &'static str,
     #[cfg(feature = "schema")]
-    schema: Option<crate::schema::SchemaFn>,
+    schema: Option<SchemaFn>,
 }
 
 impl ParamInfo {
@@ -487,7 +494,7 @@ impl ParamInfo {
 
     /// Sets the function that writes the param's JSON Schema.
     #[cfg(feature = "schema")]
-    pub const fn schema(mut self, schema: crate::schema::SchemaFn) -> Self {
+    pub const fn schema(mut self, schema: SchemaFn) -> Self {
         self.schema = Some(schema);
         self
     }
@@ -499,7 +506,7 @@ impl ParamInfo {
 
     /// The function that writes the param's JSON Schema.
     #[cfg(feature = "schema")]
-    pub const fn schema_fn(&self) -> Option<crate::schema::SchemaFn> {
+    pub const fn schema_fn(&self) -> Option<SchemaFn> {
         self.schema
     }
 

@@ -12,13 +12,13 @@ use http::{Request, Response};
 use hyper::body::Body;
 use tokio_util::sync::CancellationToken;
 
-use super::read_body::BoxError;
 use super::respond::{Origin, respond};
 use super::{Cors, ResponseBody};
 use crate::Router;
 use crate::transport::Limits;
+use crate::transport::http::read_body::BoxError;
 use crate::transport::sync::lock;
-use crate::transport::sync::registry::Presence;
+use crate::transport::sync::presence::Presence;
 
 /// The server as a [`tower::Service`](tower_service::Service) of HTTP
 /// requests, to mount in an axum (or any tower-based) app at a path of your

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 
-use super::sse::EventBody;
+use crate::transport::http::sse::EventBody;
 
 /// The body of a response of the HTTP server: the reply text in one piece,
 /// nothing, or a stream of Server-Sent Events.

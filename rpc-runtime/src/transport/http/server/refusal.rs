@@ -4,8 +4,8 @@ use bytes::Bytes;
 use http::{HeaderValue, Response, StatusCode, header};
 
 use super::ResponseBody;
-use super::read_body::BoxError;
 use super::respond::application_json;
+use crate::transport::http::read_body::BoxError;
 
 /// A short plain-text answer for an HTTP-level refusal.
 pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {

@@ -7,31 +7,21 @@
 //! longest (nothing in flight, no message for at least
 //! [`Limits::idle_timeout_at_capacity`]), which is asked to close
 //! gracefully. The busy path pays a relaxed load and a relaxed store per
-//! message (see [`Presence::touch`]) and reads no clock; the table's lock
+//! message (see `Presence::touch`) and reads no clock; the table's lock
 //! is taken when a connection opens or ends, and by the sweep four times a
 //! second.
 //!
 //! [`Limits::idle_timeout_at_capacity`]: crate::transport::Limits::idle_timeout_at_capacity
 
-// Only a listener (HTTP, TCP) admits connections: with the connection
-// engine alone, nothing but the reports of a connection is used.
-#![cfg_attr(
-    not(any(feature = "http", feature = "stream")),
-    allow(dead_code, reason = "no listener without HTTP or TCP")
-)]
-
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-#[cfg(feature = "duplex")]
-use super::in_flight::Probe;
-use super::lock;
+use crate::transport::sync::lock;
+use crate::transport::sync::presence::{Clock, Presence, millis};
 
 /// The connections of one listener, and its admission policy.
 pub(crate) struct Registry {
@@ -46,26 +36,6 @@ pub(crate) struct Registry {
     at_capacity: Duration,
     /// The server's stopping: each connection's stop token is its child.
     stopping: CancellationToken,
-}
-
-/// A clock that only the listener reads: connections read its last reading,
-/// never the system clock, on their busy path.
-struct Clock {
-    epoch: Instant,
-    /// Milliseconds from `epoch` at the last reading.
-    now: AtomicU64,
-}
-
-impl Clock {
-    fn read(&self) -> u64 {
-        let now = millis(self.epoch.elapsed());
-        self.now.store(now, Ordering::Relaxed);
-        now
-    }
-
-    fn last(&self) -> u64 {
-        self.now.load(Ordering::Relaxed)
-    }
 }
 
 #[derive(Default)]
@@ -94,26 +64,6 @@ enum State {
     Abandoned,
 }
 
-/// One connection as the registry sees it, shared with the connection.
-pub(crate) struct Presence {
-    clock: Arc<Clock>,
-    /// The clock's reading at the connection's last message.
-    last_active: AtomicU64,
-    /// How many HTTP requests are being served (HTTP/2 serves several at once).
-    serving: AtomicUsize,
-    /// The requests a duplex connection runs (WebSocket, TCP).
-    #[cfg(feature = "duplex")]
-    in_flight: std::sync::OnceLock<Probe>,
-    /// The connection's own idle timeout, in milliseconds: the sweep
-    /// shrinks it under pressure.
-    idle_timeout: AtomicU64,
-    /// Cancelled to ask the connection to close gracefully; a child of the
-    /// server's stopping.
-    stop: CancellationToken,
-    /// Cancelled to drop a closing connection's closing handshake.
-    abandon: CancellationToken,
-}
-
 /// Why a connection was not admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -139,10 +89,7 @@ impl Registry {
         stopping: CancellationToken,
     ) -> Arc<Self> {
         Arc::new(Registry {
-            clock: Arc::new(Clock {
-                epoch: Instant::now(),
-                now: AtomicU64::new(0),
-            }),
+            clock: Arc::new(Clock::new()),
             table: Mutex::new(Table::default()),
             max_open: max_open.max(1),
             max_per_peer,
@@ -180,16 +127,12 @@ impl Registry {
                 table.abandon(lingering);
             }
         }
-        let presence = Arc::new(Presence {
-            clock: self.clock.clone(),
-            last_active: AtomicU64::new(now),
-            serving: AtomicUsize::new(0),
-            #[cfg(feature = "duplex")]
-            in_flight: std::sync::OnceLock::new(),
-            idle_timeout: AtomicU64::new(millis(idle_timeout)),
-            stop: self.stopping.child_token(),
-            abandon: CancellationToken::new(),
-        });
+        let presence = Arc::new(Presence::new(
+            self.clock.clone(),
+            now,
+            idle_timeout,
+            self.stopping.child_token(),
+        ));
         let key = table.next_key;
         table.next_key += 1;
         table.open += 1;
@@ -221,7 +164,7 @@ impl Registry {
         let mut table = lock(&self.table);
         for entry in table.entries.values() {
             if !entry.presence.is_idle() {
-                entry.presence.last_active.store(now, Ordering::Relaxed);
+                entry.presence.seen_active(now);
             }
         }
         let (open, max) = (table.open as u64, self.max_open as u64);
@@ -236,7 +179,7 @@ impl Registry {
             .iter()
             .filter(|(_, entry)| entry.state == State::Open && entry.presence.is_idle())
             .filter_map(|(key, entry)| {
-                let own = entry.presence.idle_timeout.load(Ordering::Relaxed);
+                let own = entry.presence.idle_timeout_millis();
                 let floor = floor.min(own);
                 let timeout = floor + (own - floor) * room.min(1000) / 1000;
                 let idle = entry.presence.idle_for(now);
@@ -300,7 +243,7 @@ impl Table {
     fn close(&mut self, key: u64) {
         if let Some(entry) = self.entries.get_mut(&key) {
             entry.state = State::Closing;
-            entry.presence.stop.cancel();
+            entry.presence.stop().cancel();
             self.open -= 1;
             self.closing += 1;
         }
@@ -309,67 +252,8 @@ impl Table {
     fn abandon(&mut self, key: u64) {
         if let Some(entry) = self.entries.get_mut(&key) {
             entry.state = State::Abandoned;
-            entry.presence.abandon.cancel();
+            entry.presence.abandoned().cancel();
         }
-    }
-}
-
-impl Presence {
-    /// A message arrived: the listener's last clock reading, stored as this
-    /// connection's (a relaxed load and a relaxed store).
-    pub(crate) fn touch(&self) {
-        self.last_active.store(self.clock.last(), Ordering::Relaxed);
-    }
-
-    /// An HTTP request's headers are in: it is being served.
-    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "HTTP's"))]
-    pub(crate) fn serving(&self) {
-        self.serving.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The HTTP request's response is ready: idle from now.
-    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "HTTP's"))]
-    pub(crate) fn answered(&self) {
-        self.touch();
-        self.serving.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// The connection runs its requests under `in_flight` (a duplex
-    /// connection, once it starts reading).
-    #[cfg(feature = "duplex")]
-    pub(crate) fn watch(&self, in_flight: Probe) {
-        let _ = self.in_flight.set(in_flight);
-    }
-
-    /// The connection now idles for `timeout` before it is closed (an HTTP
-    /// connection upgraded to WebSocket).
-    #[cfg_attr(not(feature = "ws"), allow(dead_code, reason = "WebSocket's"))]
-    pub(crate) fn set_idle_timeout(&self, timeout: Duration) {
-        self.idle_timeout.store(millis(timeout), Ordering::Relaxed);
-    }
-
-    /// Cancelled when the connection is to close gracefully: under pressure,
-    /// or at the server's shutdown.
-    pub(crate) fn stop(&self) -> &CancellationToken {
-        &self.stop
-    }
-
-    /// Cancelled when a closing connection is to drop its closing handshake.
-    pub(crate) fn abandoned(&self) -> &CancellationToken {
-        &self.abandon
-    }
-
-    /// Whether nothing is in flight.
-    fn is_idle(&self) -> bool {
-        #[cfg(feature = "duplex")]
-        if self.in_flight.get().is_some_and(|probe| !probe.is_idle()) {
-            return false;
-        }
-        self.serving.load(Ordering::Relaxed) == 0
-    }
-
-    fn idle_for(&self, now: u64) -> u64 {
-        now.saturating_sub(self.last_active.load(Ordering::Relaxed))
     }
 }
 
@@ -384,10 +268,6 @@ impl Drop for Admission {
     fn drop(&mut self) {
         self.registry.release(self.key);
     }
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -12,13 +12,13 @@ use super::accept::{Answers, negotiate};
 use super::checks::{is_json_unencoded, is_websocket_upgrade};
 use super::cors::Admission;
 use super::forwarded;
-use super::read_body::{BodyError, BoxError, read_whole};
 use super::refusal::{
     body_timed_out, method_not_allowed, too_large, unreadable, unsupported_media_type,
 };
 use super::service::{Handover, Shared};
-use super::sse;
 use crate::Context;
+use crate::transport::http::read_body::{BodyError, BoxError, read_whole};
+use crate::transport::http::sse;
 use crate::transport::sync::rare_events::{self};
 
 /// Where a request came from, as [`respond`] needs to know it: a
@@ -45,10 +45,10 @@ pub(super) trait Origin {
 /// See [`Origin::answered_later`]: runs once, when called or dropped, so a
 /// response dropped before its end (its client gone) still counts as
 /// answered.
-pub(super) struct AnsweredLater(Option<Box<dyn FnOnce() + Send>>);
+pub(in crate::transport::http) struct AnsweredLater(Option<Box<dyn FnOnce() + Send>>);
 
 impl AnsweredLater {
-    pub(super) fn new(answered: impl FnOnce() + Send + 'static) -> Self {
+    pub(in crate::transport::http) fn new(answered: impl FnOnce() + Send + 'static) -> Self {
         AnsweredLater(Some(Box::new(answered)))
     }
 }
@@ -203,7 +203,7 @@ where
 }
 
 /// The response carrying `reply`: the JSON text, or `204` when there is none.
-pub(super) fn reply_response(reply: Option<String>) -> Response<ResponseBody> {
+pub(in crate::transport::http) fn reply_response(reply: Option<String>) -> Response<ResponseBody> {
     match reply {
         Some(reply) => {
             let mut response = Response::new(ResponseBody::from(reply));

@@ -14,7 +14,7 @@ use crate::Response;
 use crate::client::{ClientError, DecodeError, RawItems, TransportError, TransportErrorKind};
 
 /// Whether the response is an event stream.
-pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
+pub(in crate::transport::http) fn is_event_stream(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
@@ -24,7 +24,7 @@ pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
 
 /// The items of the call `id` in the event stream `body`; an event over
 /// `limit` bytes ends it with an error.
-pub(super) fn items(body: Incoming, id: u64, limit: usize) -> RawItems {
+pub(in crate::transport::http) fn items(body: Incoming, id: u64, limit: usize) -> RawItems {
     Box::pin(EventItems {
         body,
         id,

@@ -2,15 +2,25 @@
 //! peer's address, the HTTP headers (`http` feature), a handle to its
 //! connection, and what layers and earlier calls on that connection left
 //! for it.
+//!
+//! The core knows no transport: a transport that can reach the caller
+//! outside the reply (a two-way connection, an HTTP response that may turn
+//! into Server-Sent Events) puts a port of the core's own in the context
+//! (`peer.rs`), through which [`Context::notify`] and streaming methods
+//! reach the caller; the transport adds its own accessors, such as
+//! `Context::connection`.
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 mod connection_extensions;
 mod extensions;
+pub(crate) mod peer;
 
 pub use connection_extensions::ConnectionExtensions;
 pub use extensions::Extensions;
+pub(crate) use peer::Peer;
 
 /// The transport a request arrived on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -89,12 +99,10 @@ impl fmt::Display for TransportKind {
 pub struct Context {
     transport: TransportKind,
     remote_addr: Option<SocketAddr>,
-    #[cfg(feature = "duplex")]
-    connection: Option<crate::transport::Connection>,
+    /// The other end, on transports that reach it outside a reply.
+    peer: Option<Arc<dyn Peer>>,
     #[cfg(feature = "http")]
     headers: Option<http::HeaderMap>,
-    #[cfg(feature = "http")]
-    events: Option<crate::transport::http::EventSender>,
     extensions: Extensions,
     connection_extensions: Option<ConnectionExtensions>,
     handover: Option<crate::streaming::Handover>,
@@ -109,12 +117,9 @@ impl Context {
         Context {
             transport,
             remote_addr: None,
-            #[cfg(feature = "duplex")]
-            connection: None,
+            peer: None,
             #[cfg(feature = "http")]
             headers: None,
-            #[cfg(feature = "http")]
-            events: None,
             extensions: Extensions::new(),
             connection_extensions: None,
             handover: None,
@@ -186,57 +191,6 @@ impl Context {
         self.remote_addr
     }
 
-    /// The connection the request came on, on two-way transports (WebSocket,
-    /// TCP, stdio): a handle to send notifications and requests back to the
-    /// peer, for example through a generated client. What a handler sends
-    /// before it returns reaches the peer before its reply: progress
-    /// notifications arrive before the result.
-    #[cfg(feature = "duplex")]
-    pub fn connection(&self) -> Option<&crate::transport::Connection> {
-        self.connection.as_ref()
-    }
-
-    /// Sends the caller a notification while its request is served: on
-    /// its connection over WebSocket, TCP and stdio; over HTTP, as a
-    /// Server-Sent Event when the client's `Accept` names
-    /// `text/event-stream` (the reply then follows as the last event: MCP's
-    /// progress notifications over Streamable HTTP). A client that accepts
-    /// events only through a wildcard (`*/*`, as curl sends) expects a plain
-    /// JSON reply from a method that does not stream, and gets one. What is sent before the handler returns
-    /// arrives before its reply. Fails where the transport cannot carry it
-    /// (plain HTTP, in-process) or the caller has gone; it waits while the
-    /// caller is slow to read.
-    ///
-    /// ```
-    /// use typed_rpc::{Context, TransportKind};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let cx = Context::new(TransportKind::InProcess);
-    /// assert!(cx.notify("progress", &serde_json::json!({"step": 1})).await.is_err());
-    /// # });
-    /// ```
-    pub async fn notify<P: serde::Serialize + ?Sized>(
-        &self,
-        method: &str,
-        params: &P,
-    ) -> Result<(), crate::ClientError> {
-        let params = crate::client::Params::from_value(params)?;
-        let text = crate::client::OutgoingRequest::new(method, Some(&params)).to_text(None);
-        #[cfg(feature = "http")]
-        if let Some(events) = self.events.as_ref().filter(|e| e.takes_notifications()) {
-            return match events.send(&text).await {
-                true => Ok(()),
-                false => Err(crate::client::closed()),
-            };
-        }
-        #[cfg(feature = "duplex")]
-        if let Some(connection) = &self.connection {
-            return connection.enqueue(text).await;
-        }
-        let _ = text;
-        Err(crate::client::cannot_stream())
-    }
-
     /// The HTTP request's headers, on the HTTP transport (also for the
     /// WebSocket upgrade request): where credentials such as `Authorization`
     /// arrive.
@@ -275,17 +229,10 @@ impl Context {
         }
     }
 
-    /// Where this HTTP request's handlers send events, when its client
-    /// accepts `text/event-stream`.
-    #[cfg(feature = "http")]
-    pub(crate) fn events(&self) -> Option<&crate::transport::http::EventSender> {
-        self.events.as_ref()
-    }
-
-    #[cfg(feature = "http")]
-    pub(crate) fn with_events(mut self, events: crate::transport::http::EventSender) -> Self {
-        self.events = Some(events);
-        self
+    /// The port to the call's peer, on transports that have one (see
+    /// [`Peer`]): a two-way connection, an HTTP response that may send events.
+    pub(crate) fn peer(&self) -> Option<&dyn Peer> {
+        self.peer.as_deref()
     }
 
     /// Where an in-process caller takes a streaming call's items.
@@ -295,12 +242,6 @@ impl Context {
 
     pub(crate) fn with_handover(mut self, handover: crate::streaming::Handover) -> Self {
         self.handover = Some(handover);
-        self
-    }
-
-    #[cfg(feature = "duplex")]
-    pub(crate) fn with_connection(mut self, connection: crate::transport::Connection) -> Self {
-        self.connection = Some(connection);
         self
     }
 }
