@@ -20,7 +20,10 @@ fn internal_paths(dir: &Path, found: &mut Vec<String>) {
             internal_paths(&path, found);
             continue;
         }
-        if path.extension().is_none_or(|ext| ext != "rs" && ext != "md") {
+        if path
+            .extension()
+            .is_none_or(|ext| ext != "rs" && ext != "md")
+        {
             continue;
         }
         // The guide's chapters are Markdown files included as docs.
@@ -66,7 +69,10 @@ fn the_readme_is_a_front_page_that_leads_to_every_chapter_of_the_guide() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let lines = readme.lines().count();
-    assert!(lines < 250, "README.md has {lines} lines: move the detail into src/guide");
+    assert!(
+        lines < 250,
+        "README.md has {lines} lines: move the detail into src/guide"
+    );
     let rustdoc_links = std::fs::read_to_string(root.join("src/readme_links.md")).unwrap();
     let index = std::fs::read_to_string(root.join("src/guide/mod.rs")).unwrap();
     let chapters = guide_chapters(root);
@@ -74,7 +80,10 @@ fn the_readme_is_a_front_page_that_leads_to_every_chapter_of_the_guide() {
     for chapter in chapters {
         let module = chapter.trim_end_matches(".md");
         // On GitHub, the README links the file; on docs.rs, the module.
-        assert!(readme.contains(&format!("]: src/guide/{chapter}")), "README.md never links {chapter}");
+        assert!(
+            readme.contains(&format!("]: src/guide/{chapter}")),
+            "README.md never links {chapter}"
+        );
         assert!(
             rustdoc_links.contains(&format!("]: crate::guide::{module}\n")),
             "src/readme_links.md does not lead to guide::{module}"
@@ -83,7 +92,10 @@ fn the_readme_is_a_front_page_that_leads_to_every_chapter_of_the_guide() {
             index.contains(&format!("include_str!(\"{chapter}\")")),
             "src/guide/mod.rs does not include {chapter}"
         );
-        assert!(index.contains(&format!("[`{module}`]")), "the guide's index does not list {module}");
+        assert!(
+            index.contains(&format!("[`{module}`]")),
+            "the guide's index does not list {module}"
+        );
     }
 }
 
