@@ -27,7 +27,7 @@ pub const DECODE: u8 = 6;
 /// report a program stopped by Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
 
-/// The table of exit codes, for `--help` (the README has the same one).
+/// The table of exit codes, for `--help` (the guide's `cli` chapter has the same one).
 pub const TABLE: &str = "\
 Exit codes:
   0  success
