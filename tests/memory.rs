@@ -15,6 +15,9 @@ struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+/// A mebibyte.
+const MIB: usize = 1 << 20;
+
 fn grew(size: usize) {
     let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
     PEAK.fetch_max(live, Ordering::Relaxed);
@@ -60,7 +63,6 @@ fn peak_while_reading(stream: Split, framing: Framing, max: usize) -> (usize, Ve
 
 #[test]
 fn readers_hold_what_was_sent_not_what_was_declared_or_streamed() {
-    const MIB: usize = 1 << 20;
     let limit = 10 * MIB;
 
     // A header declaring 8 MiB under a 10 MiB limit, and then only 64 KiB:
