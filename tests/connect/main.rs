@@ -121,40 +121,46 @@ async fn a_stdio_url_runs_the_server_as_a_child_and_closing_ends_it() {
 
 #[test]
 fn urls_name_their_transport() {
-    let parse = |url: &str| Endpoint::parse(url).unwrap();
-    assert_eq!(
-        parse("http://127.0.0.1:3000/rpc"),
-        Endpoint::Http("http://127.0.0.1:3000/rpc".into())
-    );
-    assert_eq!(
-        parse("HTTPS://example.com/"),
-        Endpoint::Http("HTTPS://example.com/".into())
-    );
-    assert_eq!(
-        parse("wss://example.com/"),
-        Endpoint::WebSocket("wss://example.com/".into())
-    );
-    assert_eq!(
-        parse("tcp://localhost:4000/"),
-        Endpoint::Tcp("localhost:4000".into())
-    );
-    let stdio = parse("stdio:./calculator --stdio --framing 'content-length'");
-    assert_eq!(
-        stdio,
-        Endpoint::Stdio {
-            program: "./calculator".into(),
-            args: vec![
-                "--stdio".into(),
-                "--framing".into(),
-                "content-length".into()
-            ],
-        }
-    );
-    assert_eq!(
-        stdio.to_string(),
-        "stdio:./calculator --stdio --framing content-length"
-    );
-    assert_eq!(parse("tcp://[::1]:4000").to_string(), "tcp://[::1]:4000");
+    let stdio = Endpoint::Stdio {
+        program: "./calculator".into(),
+        args: vec![
+            "--stdio".into(),
+            "--framing".into(),
+            "content-length".into(),
+        ],
+    };
+    for (url, endpoint, again) in [
+        (
+            "http://127.0.0.1:3000/rpc",
+            Endpoint::Http("http://127.0.0.1:3000/rpc".into()),
+            None,
+        ),
+        (
+            "HTTPS://example.com/",
+            Endpoint::Http("HTTPS://example.com/".into()),
+            None,
+        ),
+        (
+            "wss://example.com/",
+            Endpoint::WebSocket("wss://example.com/".into()),
+            None,
+        ),
+        (
+            "tcp://localhost:4000/",
+            Endpoint::Tcp("localhost:4000".into()),
+            Some("tcp://localhost:4000"),
+        ),
+        ("tcp://[::1]:4000", Endpoint::Tcp("[::1]:4000".into()), None),
+        (
+            "stdio:./calculator --stdio --framing 'content-length'",
+            stdio,
+            Some("stdio:./calculator --stdio --framing content-length"),
+        ),
+    ] {
+        let parsed = Endpoint::parse(url).unwrap();
+        assert_eq!(parsed, endpoint, "{url}");
+        assert_eq!(parsed.to_string(), again.unwrap_or(url), "{url}");
+    }
 }
 
 #[tokio::test]

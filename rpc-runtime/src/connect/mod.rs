@@ -198,12 +198,7 @@ impl Connector {
             Some(tls) => connector.tls(tls.clone()),
             None => connector,
         };
-        let connection = self
-            .within(connector.connect(url))
-            .await
-            .and_then(|connected| connected)
-            .map_err(|err| ConnectError::failed(url, err))?;
-        Ok(closing(connection.with_timeout(self.timeout)))
+        self.open(url, connector.connect(url)).await
     }
 
     #[cfg(not(feature = "ws"))]
@@ -214,12 +209,8 @@ impl Connector {
     #[cfg(feature = "stream")]
     async fn tcp(&self, url: &str, address: &str) -> Result<AnyTransport, ConnectError> {
         let connector = crate::transport::stream::StreamConnector::new(self.framing);
-        let connection = self
-            .within(connector.connect_tcp(address))
-            .await
-            .and_then(|connected| connected.map_err(cannot_connect))
-            .map_err(|err| ConnectError::failed(url, err))?;
-        Ok(closing(connection.with_timeout(self.timeout)))
+        let connecting = async { connector.connect_tcp(address).await.map_err(cannot_connect) };
+        self.open(url, connecting).await
     }
 
     #[cfg(not(feature = "stream"))]
@@ -262,18 +253,22 @@ impl Connector {
         Err(ConnectError::invalid(url, needs_feature("stream")))
     }
 
-    /// Runs `connecting` under the timeout, if any; running out is a
-    /// transport timeout.
+    /// The connection `connecting` opens, within the timeout (running out
+    /// is a transport timeout), with the timeout on each of its calls.
     #[cfg(feature = "duplex")]
-    async fn within<T>(&self, connecting: impl Future<Output = T>) -> Result<T, ClientError> {
-        match self.timeout {
+    async fn open(
+        &self,
+        url: &str,
+        connecting: impl Future<Output = Result<crate::transport::Connection, ClientError>>,
+    ) -> Result<AnyTransport, ConnectError> {
+        let connected = match self.timeout {
             Some(timeout) => tokio::time::timeout(timeout, connecting)
                 .await
-                .map_err(|_| {
-                    ClientError::Transport(TransportError::new(TransportErrorKind::Timeout))
-                }),
-            None => Ok(connecting.await),
-        }
+                .unwrap_or_else(|_| Err(TransportError::new(TransportErrorKind::Timeout).into())),
+            None => connecting.await,
+        };
+        let connection = connected.map_err(|err| ConnectError::failed(url, err))?;
+        Ok(closing(connection.with_timeout(self.timeout)))
     }
 }
 
