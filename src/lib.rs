@@ -4,7 +4,13 @@
 //! that accepts positional and named params and answers `-32602` with a
 //! useful reason, and a typed client, all on the small runtime re-exported
 //! here.
+// The README's reference links point at files for GitHub; these definitions
+// of the same labels come first, and the first definition of a label wins,
+// so here they lead to the guide's modules and to the repository's pages.
+#![doc = include_str!("readme_links.md")]
 #![doc = include_str!("../README.md")]
+
+pub mod guide;
 
 /// A typed client for any OpenRPC server: a `#[rpc]` trait, its param and
 /// result types, and so its client, from an OpenRPC document read at compile

@@ -5,6 +5,7 @@
 //! server's error (JSON-RPC), or report a broken server (decode). So every
 //! layer has a code of its own.
 
+use typed_rpc::connect::ConnectError;
 use typed_rpc::{ClientError, ErrorObject};
 
 use crate::output::Style;
@@ -26,7 +27,7 @@ pub const DECODE: u8 = 6;
 /// report a program stopped by Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
 
-/// The table of exit codes, for `--help` (the README has the same one).
+/// The table of exit codes, for `--help` (the guide's `cli` chapter has the same one).
 pub const TABLE: &str = "\
 Exit codes:
   0  success
@@ -121,6 +122,17 @@ impl From<ClientError> for Failure {
                 error: None,
                 doing: None,
             },
+        }
+    }
+}
+
+impl From<ConnectError> for Failure {
+    fn from(err: ConnectError) -> Self {
+        match err {
+            ConnectError::Failed { url, error } => {
+                Failure::from(error).context(&format!("connecting to {url}"))
+            }
+            invalid => Failure::usage(invalid.to_string()),
         }
     }
 }

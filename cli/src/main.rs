@@ -11,7 +11,7 @@
 
 mod args;
 mod batch_file;
-mod endpoint;
+mod connect;
 mod exit;
 mod openrpc;
 mod output;

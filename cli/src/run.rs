@@ -9,12 +9,14 @@ use std::path::Path;
 
 use serde_json::value::RawValue;
 use typed_rpc::ClientError;
-use typed_rpc::client::{Batch, BatchResponse, BatchSlot, Params};
-use typed_rpc::transport::stream::Framing;
+use typed_rpc::client::{
+    AnyTransport, Batch, BatchResponse, BatchSlot, OutgoingRequest, Params, Transport,
+};
+use typed_rpc::connect::Endpoint;
 
-use crate::args::{BatchArgs, CallArgs, Command, ConnectArgs, FramingArg, MethodsArgs};
+use crate::args::{BatchArgs, CallArgs, Command, MethodsArgs};
 use crate::batch_file;
-use crate::endpoint::{Client, Endpoint, Settings};
+use crate::connect::{connector, request};
 use crate::exit::{self, Failure};
 use crate::openrpc::{Document, StreamNames};
 use crate::output::{self, Style};
@@ -41,8 +43,7 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
             .map_err(Failure::usage)?;
     }
     let params = raw.as_deref().map(encode).transpose()?;
-    let settings = settings(&args.connect);
-    let client = Client::connect(&endpoint, &settings).await?;
+    let client = connector(&args.connect).connect_to(&endpoint).await?;
     let outcome = async {
         let served_document = match args.schema.discover {
             true => Some(discover(&client).await?),
@@ -54,14 +55,15 @@ async fn call(args: CallArgs) -> Result<(), Failure> {
                 .map_err(Failure::usage)?;
         }
         if args.notify {
-            return Ok(client.notify(&args.method, params.as_ref()).await?);
+            let notification = OutgoingRequest::new(&args.method, params.as_ref());
+            return Ok(client.send_notification(notification).await?);
         }
         let document = file_document.as_ref().or(served_document.as_ref());
         if let Some(names) = stream_names(&args, document) {
             let (method, params) = (&args.method, params.as_ref());
             return stream::print_items(&client, method, params, names, style).await;
         }
-        let result = client.request(&args.method, params.as_ref()).await?;
+        let result = request(&client, &args.method, params.as_ref()).await?;
         output::print(&style.render(result.get()));
         Ok(())
     }
@@ -112,13 +114,12 @@ async fn batch(args: BatchArgs) -> Result<(), Failure> {
         check(document)?;
     }
     let (batch, requests) = plan(&calls)?;
-    let settings = settings(&args.connect);
-    let client = Client::connect(&endpoint, &settings).await?;
+    let client = connector(&args.connect).connect_to(&endpoint).await?;
     let outcome = async {
         if args.schema.discover {
             check(&discover(&client).await?)?;
         }
-        Ok::<_, Failure>(client.batch(&batch).await?)
+        Ok::<_, Failure>(client.send_batch(&batch).await?)
     }
     .await;
     client.close().await;
@@ -197,8 +198,7 @@ async fn methods(args: MethodsArgs) -> Result<(), Failure> {
         (Some(path), _) => read_document(Some(path))?,
         (None, Some(url)) => {
             let endpoint = Endpoint::parse(url)?;
-            let settings = settings(&args.connect);
-            let client = Client::connect(&endpoint, &settings).await?;
+            let client = connector(&args.connect).connect_to(&endpoint).await?;
             let document = discover(&client).await;
             client.close().await;
             Some(document?)
@@ -213,9 +213,8 @@ async fn methods(args: MethodsArgs) -> Result<(), Failure> {
 }
 
 /// The server's own document, from `rpc.discover`.
-async fn discover(client: &Client) -> Result<Document, Failure> {
-    let reply = client
-        .request("rpc.discover", None)
+async fn discover(client: &AnyTransport) -> Result<Document, Failure> {
+    let reply = request(client, "rpc.discover", None)
         .await
         .map_err(|err| Failure::from(err).context("rpc.discover"))?;
     Document::from_json(reply.get())
@@ -241,17 +240,6 @@ fn read_file(path: &Path) -> Result<String, Failure> {
 /// Params from the command line or a file, which must be an array or an object.
 fn encode(raw: &RawValue) -> Result<Params, Failure> {
     Params::from_value(raw).map_err(|_| Failure::usage("params must be a JSON array or object"))
-}
-
-fn settings(args: &ConnectArgs) -> Settings {
-    Settings {
-        headers: args.headers.clone(),
-        timeout: args.timeout.0,
-        framing: match args.framing {
-            FramingArg::Lines => Framing::Lines,
-            FramingArg::ContentLength => Framing::ContentLength,
-        },
-    }
 }
 
 fn json_string(text: &str) -> String {

@@ -3,9 +3,8 @@
 
 use serde_json::value::RawValue;
 use typed_rpc::StreamInfo;
-use typed_rpc::client::{Params, Subscription};
+use typed_rpc::client::{AnyTransport, OutgoingRequest, Params, Subscription, Transport};
 
-use crate::endpoint::Client;
 use crate::exit::Failure;
 use crate::openrpc::StreamNames;
 use crate::output::{self, Style};
@@ -15,14 +14,15 @@ use crate::output::{self, Style};
 /// lost connection or Ctrl-C (after unsubscribing) is the failure the exit
 /// code tells.
 pub async fn print_items(
-    client: &Client,
+    client: &AnyTransport,
     method: &str,
     params: Option<&Params>,
     names: StreamNames,
     style: Style,
 ) -> Result<(), Failure> {
     let info = leak(names);
-    let mut items = Subscription::<Box<RawValue>>::new(client.stream(method, params, info).await?);
+    let call = OutgoingRequest::new(method, params);
+    let mut items = Subscription::<Box<RawValue>>::new(client.send_stream(call, info).await?);
     let interrupted = tokio::signal::ctrl_c();
     tokio::pin!(interrupted);
     loop {

@@ -20,6 +20,7 @@
 //! | [`metadata`] | static descriptions of services, methods and params |
 //! | `schema` | OpenRPC documents and JSON Schemas of the params and results (cargo feature `schema`) |
 //! | [`client`] | the [`Transport`](client::Transport) interface, params encoding, [`ClientError`] |
+//! | `connect` | [`AnyTransport`](client::AnyTransport) from a URL: `http(s)://`, `ws(s)://`, `tcp://`, `stdio:` (cargo features) |
 //! | `transport` | HTTP, WebSocket and stream transports, limits, graceful shutdown (cargo features) |
 
 #![warn(missing_docs)]
@@ -35,6 +36,8 @@ pub mod cancel;
 #[doc(hidden)]
 pub mod choose;
 pub mod client;
+#[cfg(any(feature = "http", feature = "stream"))]
+pub mod connect;
 pub mod context;
 pub mod error;
 #[doc(hidden)]
@@ -63,6 +66,8 @@ pub use http;
 
 pub use cancel::CancelPolicy;
 pub use client::{CallError, ClientError};
+#[cfg(any(feature = "http", feature = "stream"))]
+pub use connect::{Connector, connect};
 pub use context::{Context, TransportKind};
 pub use error::{ErrorObject, RpcResult, code};
 pub use metadata::{

@@ -53,6 +53,20 @@ async fn serve_tcp(router: Router, limits: Limits) -> ServerHandle {
         .unwrap()
 }
 
+/// A server of `router` on TCP, and a peer connected to it.
+async fn session(router: Router, limits: Limits) -> (ServerHandle, Peer) {
+    let handle = serve_tcp(router, limits).await;
+    let peer = Peer::connect(handle.local_addr().unwrap()).await;
+    (handle, peer)
+}
+
+/// Ends a session: the peer goes away, and the server shuts down in time,
+/// nothing left running.
+async fn hang_up_and_shut_down(peer: Peer, handle: ServerHandle) {
+    drop(peer);
+    assert!(handle.shutdown().await);
+}
+
 /// A newline-delimited TCP peer that writes JSON by hand.
 struct Peer {
     lines: tokio::io::Lines<BufReader<OwnedReadHalf>>,
@@ -76,6 +90,13 @@ impl Peer {
     async fn call(&mut self, id: Value, method: &str, params: Value) {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params, "id": id}))
             .await;
+    }
+
+    /// Calls `method`, the first call of `waits`'s handlers, and waits
+    /// until its handler has started.
+    async fn start_first(&mut self, waits: &Waits, id: Value, method: &str, params: Value) {
+        self.call(id, method, params).await;
+        assert!(waits.probe.until(|p| p.started() == 1).await);
     }
 
     async fn notify(&mut self, method: &str, params: Value) {
@@ -113,10 +134,8 @@ fn assert_dropped(probe: &Probe, count: u64) {
 /// at most, the ping after it shows that the cancel freed its place.
 async fn lsp_cancel_answers_and_drops() {
     let (router, waits) = router(Some(CancelPolicy::lsp()));
-    let handle = serve_tcp(router, Limits::default().max_in_flight(1)).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(1), "wait", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default().max_in_flight(1)).await;
+    peer.start_first(&waits, json!(1), "wait", json!([])).await;
 
     peer.notify("$/cancelRequest", json!({"id": 1})).await;
     assert_eq!(peer.next().await, cancelled_32800(json!(1)));
@@ -126,8 +145,7 @@ async fn lsp_cancel_answers_and_drops() {
     // Nothing else was answered for it: the next message is the next reply.
     peer.call(json!(2), "ping", json!([])).await;
     assert_eq!(peer.next().await, pong(2));
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
@@ -144,10 +162,9 @@ async fn lsp_cancel_answers_32800_and_drops_the_handler_on_many_threads() {
 #[tokio::test]
 async fn mcp_cancel_drops_the_handler_and_answers_nothing() {
     let (router, waits) = router(Some(CancelPolicy::mcp()));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!("call-a"), "wait", json!({})).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!("call-a"), "wait", json!({}))
+        .await;
 
     peer.notify(
         "notifications/cancelled",
@@ -159,15 +176,13 @@ async fn mcp_cancel_drops_the_handler_and_answers_nothing() {
     // No answer for `call-a`: the first message after it is the ping's reply.
     peer.call(json!(2), "ping", json!([])).await;
     assert_eq!(peer.next().await, pong(2));
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
 async fn a_cancel_for_an_unknown_or_finished_id_is_ignored() {
     let (router, waits) = router(Some(CancelPolicy::lsp()));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    let (handle, mut peer) = session(router, Limits::default()).await;
     // A request that waited and has finished, and one that finished inline.
     peer.call(json!(1), "wait", json!([10])).await;
     assert_eq!(
@@ -192,17 +207,15 @@ async fn a_cancel_for_an_unknown_or_finished_id_is_ignored() {
     // The running one is still cancellable.
     peer.notify("$/cancelRequest", json!({"id": "still"})).await;
     assert_eq!(peer.next().await, cancelled_32800(json!("still")));
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
 async fn without_a_policy_a_cancel_is_an_ordinary_notification() {
     let (router, waits) = router(None);
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(1), "wait", json!([200])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(1), "wait", json!([200]))
+        .await;
     peer.notify("$/cancelRequest", json!({"id": 1})).await;
     assert_eq!(
         peer.next().await,
@@ -210,17 +223,14 @@ async fn without_a_policy_a_cancel_is_an_ordinary_notification() {
         "the request ran to its end"
     );
     assert_eq!(waits.probe.dropped(), 0);
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
 async fn a_cancel_is_acted_on_ahead_of_the_notifications_queued_before_it() {
     let (router, waits) = router(Some(CancelPolicy::lsp()));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(1), "wait", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (_handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(1), "wait", json!([])).await;
     // Notifications run one after another: a slow one holds up the next.
     peer.notify("slow_note", json!([2_000])).await;
     peer.notify("slow_note", json!([2_000])).await;
@@ -239,10 +249,9 @@ async fn a_cancel_is_acted_on_ahead_of_the_notifications_queued_before_it() {
 #[tokio::test]
 async fn a_handler_that_watches_its_cancellation_cleans_up_and_its_result_is_discarded() {
     let (router, waits) = router(Some(CancelPolicy::lsp()));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(7), "wait_watching", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(7), "wait_watching", json!([]))
+        .await;
     peer.notify("$/cancelRequest", json!({"id": 7})).await;
     assert_eq!(
         peer.next().await,
@@ -255,18 +264,16 @@ async fn a_handler_that_watches_its_cancellation_cleans_up_and_its_result_is_dis
         0,
         "it returned within its grace period"
     );
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watching_handler_is_dropped_when_its_grace_period_ends() {
     let policy = CancelPolicy::mcp().grace_period(Duration::ZERO);
     let (router, waits) = router(Some(policy));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(7), "wait_watching", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(7), "wait_watching", json!([]))
+        .await;
     peer.notify("notifications/cancelled", json!({"requestId": 7}))
         .await;
     assert!(waits.probe.until(|p| p.dropped() == 1).await);
@@ -277,8 +284,7 @@ async fn a_watching_handler_is_dropped_when_its_grace_period_ends() {
         pong(8),
         "nothing answered the cancelled call"
     );
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
@@ -429,8 +435,7 @@ async fn a_tcp_peer_that_resets_the_connection_drops_the_handler() {
 #[tokio::test]
 async fn a_tcp_peer_that_half_closes_still_gets_its_reply() {
     let (router, waits) = router(None);
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    let (handle, mut peer) = session(router, Limits::default()).await;
     peer.call(json!(1), "wait", json!([100])).await;
     peer.writer.shutdown().await.unwrap();
     assert_eq!(
@@ -438,8 +443,7 @@ async fn a_tcp_peer_that_half_closes_still_gets_its_reply() {
         json!({"jsonrpc": "2.0", "result": "done", "id": 1})
     );
     assert_eq!((waits.probe.finished(), waits.probe.dropped()), (1, 0));
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
@@ -468,15 +472,13 @@ async fn an_http_client_that_goes_away_drops_the_handler() {
 #[tokio::test]
 async fn the_request_timeout_drops_the_handler() {
     let (router, waits) = timed_router(None, Some(Duration::from_millis(50)));
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    let (handle, mut peer) = session(router, Limits::default()).await;
     peer.call(json!(1), "wait", json!([])).await;
     let reply = peer.next().await;
     assert_eq!(reply["error"]["message"], "Request timed out", "{reply}");
     assert!(waits.probe.until(|p| p.dropped() == 1).await);
     assert_dropped(&waits.probe, 1);
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 /// The JSON body of the answer to a `POST` of `body`.
@@ -518,8 +520,7 @@ fn assert_timed_out(reply: &Value, id: Value) {
 #[tokio::test]
 async fn the_request_timeout_tells_a_watching_handler_which_cleans_up() {
     let (router, waits) = timed_router(None, TIMEOUT);
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    let (handle, mut peer) = session(router, Limits::default()).await;
     peer.call(json!(3), "wait_watching", json!([])).await;
     assert_timed_out(&peer.next().await, json!(3));
     assert_eq!(waits.probe.cleaned(), 1, "the handler cleaned up first");
@@ -527,8 +528,7 @@ async fn the_request_timeout_tells_a_watching_handler_which_cleans_up() {
     // The connection goes on.
     peer.call(json!(4), "ping", json!([])).await;
     assert_eq!(peer.next().await, pong(4));
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 /// Over HTTP, where no peer can cancel, and in a batch, whose other entry
@@ -560,14 +560,12 @@ async fn a_watching_handler_past_its_grace_after_the_timeout_is_dropped() {
         Some(CancelPolicy::lsp().grace_period(Duration::ZERO)),
         TIMEOUT,
     );
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
+    let (handle, mut peer) = session(router, Limits::default()).await;
     peer.call(json!(5), "wait_watching", json!([])).await;
     assert_timed_out(&peer.next().await, json!(5));
     assert!(waits.probe.until(|p| p.dropped() == 1).await);
     assert_eq!(waits.probe.cleaned(), 0, "no time was left to clean up");
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 /// Under a request timeout, the peer's cancel still reaches the handler
@@ -576,26 +574,22 @@ async fn a_watching_handler_past_its_grace_after_the_timeout_is_dropped() {
 async fn a_peer_cancel_reaches_a_watching_handler_under_a_request_timeout() {
     let timeout = Some(Duration::from_secs(30));
     let (router, waits) = timed_router(Some(CancelPolicy::lsp()), timeout);
-    let handle = serve_tcp(router, Limits::default()).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(7), "wait_watching", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(7), "wait_watching", json!([]))
+        .await;
     peer.notify("$/cancelRequest", json!({"id": 7})).await;
     assert_eq!(peer.next().await, cancelled_32800(json!(7)));
     assert_eq!(waits.probe.cleaned(), 1, "the handler cleaned up first");
     assert_eq!(waits.probe.dropped(), 0, "within the policy's grace");
-    drop(peer);
-    assert!(handle.shutdown().await);
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 #[tokio::test]
 async fn the_shutdown_deadline_drops_the_handler() {
     let (router, waits) = router(None);
     let limits = Limits::default().shutdown_timeout(Duration::from_millis(100));
-    let handle = serve_tcp(router, limits).await;
-    let mut peer = Peer::connect(handle.local_addr().unwrap()).await;
-    peer.call(json!(1), "wait", json!([])).await;
-    assert!(waits.probe.until(|p| p.started() == 1).await);
+    let (handle, mut peer) = session(router, limits).await;
+    peer.start_first(&waits, json!(1), "wait", json!([])).await;
     assert!(
         !handle.shutdown().await,
         "the shutdown did not finish in time"

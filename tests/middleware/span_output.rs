@@ -1,4 +1,4 @@
-//! The spans as the README's subscriber setup prints them:
+//! The spans as the guide's subscriber setup (guide::middleware) prints them:
 //! `tracing_subscriber::fmt` with `FmtSpan::CLOSE` and the target filter
 //! `typed_rpc=info`, on a multi-threaded runtime as servers run: a line per
 //! call, WebSocket calls inside their connection's span, a stream's span
@@ -52,7 +52,7 @@ impl Output {
     }
 }
 
-/// The README's setup, writing to `output`.
+/// The guide's setup, writing to `output`.
 fn subscriber(output: &Output) -> Dispatch {
     let output = output.clone();
     let fmt = tracing_subscriber::fmt::layer()
@@ -151,7 +151,7 @@ fn a_stream_s_span_closes_when_the_stream_ends_not_when_it_starts() {
     assert!(closed[1].contains("rpc.transport=http"), "{closed:#?}");
 }
 
-/// Records the caller's tenant on the call's span, as the README shows.
+/// Records the caller's tenant on the call's span, as the guide shows.
 struct Tenancy;
 
 impl CallLayer for Tenancy {

@@ -12,7 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use typed_rpc::client::{Batch, ClientExt, Params, Transport};
 use typed_rpc::transport::stream::{Framing, StreamConnector};
-use typed_rpc::transport::{Limits, Server, ServerHandle};
+use typed_rpc::transport::{Connection, Limits, Server, ServerHandle};
 use typed_rpc::{ClientError, Context, Router, RpcResult, TransportKind, rpc};
 
 /// The language server.
@@ -90,13 +90,18 @@ async fn tcp(framing: Framing, limits: Limits) -> (ServerHandle, std::net::Socke
     (handle, addr)
 }
 
+/// A newline-delimited client connection to the server at `addr`.
+async fn lines_connection(addr: std::net::SocketAddr) -> Connection {
+    StreamConnector::new(Framing::Lines)
+        .connect_tcp(addr)
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn typed_calls_notifications_and_batches_over_tcp_lines() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
-    let connection = StreamConnector::new(Framing::Lines)
-        .connect_tcp(addr)
-        .await
-        .unwrap();
+    let connection = lines_connection(addr).await;
     let client = LanguageClient::new(connection.clone());
 
     assert_eq!(client.add(2, 3).await.unwrap(), 5);
@@ -154,12 +159,7 @@ async fn the_server_calls_back_into_its_client_over_content_length_framing() {
 #[tokio::test]
 async fn requests_on_one_connection_run_concurrently() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
-    let client = LanguageClient::new(
-        StreamConnector::new(Framing::Lines)
-            .connect_tcp(addr)
-            .await
-            .unwrap(),
-    );
+    let client = LanguageClient::new(lines_connection(addr).await);
     let started = Instant::now();
     let calls: Vec<_> = (0..10u64)
         .map(|i| {
@@ -186,10 +186,7 @@ async fn requests_on_one_connection_run_concurrently() {
 #[tokio::test]
 async fn a_call_times_out_and_the_connection_goes_on() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
-    let connection = StreamConnector::new(Framing::Lines)
-        .connect_tcp(addr)
-        .await
-        .unwrap();
+    let connection = lines_connection(addr).await;
     let impatient = LanguageClient::new(connection.clone().with_timeout(Duration::from_millis(50)));
     let err = impatient.slow(500).await.unwrap_err();
     assert!(err.is_timeout(), "{err}");
@@ -200,12 +197,7 @@ async fn a_call_times_out_and_the_connection_goes_on() {
 #[tokio::test]
 async fn shutdown_lets_a_slow_call_finish_and_refuses_new_connections() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
-    let client = LanguageClient::new(
-        StreamConnector::new(Framing::Lines)
-            .connect_tcp(addr)
-            .await
-            .unwrap(),
-    );
+    let client = LanguageClient::new(lines_connection(addr).await);
     let slow = tokio::spawn({
         let client = client.clone();
         async move { client.slow(300).await }
@@ -358,12 +350,7 @@ async fn a_stream_server_stops_when_its_peer_closes_the_stream() {
 #[tokio::test]
 async fn notifications_run_in_order_and_before_what_follows_them() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default()).await;
-    let client = LanguageClient::new(
-        StreamConnector::new(Framing::Lines)
-            .connect_tcp(addr)
-            .await
-            .unwrap(),
-    );
+    let client = LanguageClient::new(lines_connection(addr).await);
     for version in 1..=5 {
         client
             .did_change(format!("version {version}"))

@@ -155,7 +155,7 @@ fn method(
 }
 
 /// The `x-stream` extension of a streaming method (our documents' own; see
-/// the README): the `stream(...)` of its `#[method]` and its item type.
+/// the guide's OpenRPC chapter): the `stream(...)` of its `#[method]` and its item type.
 fn stream(
     method: &Map<String, Value>,
     at: &str,

@@ -4,6 +4,7 @@
 //! it encodes each call's arguments as [`Params`], hands the transport an
 //! [`OutgoingRequest`], and decodes the response text it gets back.
 
+mod any;
 mod batch;
 mod call_error;
 mod error;
@@ -22,6 +23,7 @@ use std::future::Future;
 
 use serde::de::DeserializeOwned;
 
+pub use any::AnyTransport;
 pub use batch::{Batch, BatchResponse, BatchSlot};
 pub use call_error::{CallError, UnknownError};
 pub(crate) use error::closed;
