@@ -304,14 +304,17 @@ impl LiveState {
         if seq <= self.seq {
             return;
         }
-        let _ = self.events.send(Published::notice(seq));
         let view = TaskView {
             history_length: Some(0),
             without_artifacts: true,
         };
         let Ok(Some(now)) = store.load(&self.id, &self.owner, view).await else {
+            let _ = self.events.send(Published::notice(seq));
             return;
         };
+        // As far as the store has got by now: news of the events read here
+        // is passed over when it comes.
+        let _ = self.events.send(Published::notice(seq.max(now.seq)));
         if now.seq <= self.seq {
             return;
         }

@@ -4,9 +4,13 @@
 //! task still submitted or working whose runner has not been heard of for
 //! [`SqlOptions::lease`](super::SqlOptions::lease) is failed, with a
 //! status message saying why, through an ordinary append (one sweeper wins
-//! it, the others find the task ended). Failing rather than resuming: the
-//! agent's work between its last event and the crash is gone, and an
-//! executor run twice could do its side effects twice.
+//! it, the others find the task ended). A process sweeps only once it has
+//! reached the store for a whole lease, so a database that was away fails
+//! no one's tasks for the beats it could not take.
+//!
+//! Failing rather than resuming: the agent's work between its last event
+//! and the crash is gone, and an executor run twice could do its side
+//! effects twice.
 
 use std::time::Duration;
 
@@ -25,13 +29,21 @@ impl SqlStore {
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(heartbeat);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Since when this process has reached the store without a miss.
+            let mut reached_since = None;
             loop {
                 tokio::select! {
                     _ = ticks.tick() => {}
                     _ = &mut stopped => return,
                 }
-                // A store that is down is beaten and swept once it is back.
-                if store.beat().await.is_ok() {
+                if store.beat().await.is_err() {
+                    reached_since = None;
+                    continue;
+                }
+                let since = *reached_since.get_or_insert_with(tokio::time::Instant::now);
+                // After the database was away, every process gets a whole
+                // lease to beat again before anyone's tasks are failed.
+                if since.elapsed() >= lease {
                     let _ = store.sweep(lease).await;
                 }
             }
