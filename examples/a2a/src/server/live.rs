@@ -320,10 +320,10 @@ impl LiveState {
         }
         self.seq = now.seq;
         self.status = now.task.status;
-        if self.status.state.is_terminal() {
-            if let Some(running) = self.running.take() {
-                running.abort();
-            }
+        if self.status.state.is_terminal()
+            && let Some(running) = self.running.take()
+        {
+            running.abort();
         }
         self.move_turn();
     }

@@ -179,7 +179,7 @@ pub enum Claim {
         /// The task the first copy's turn works on.
         task_id: String,
         /// The turn's answer, when it was a message rather than a task.
-        reply: Option<Message>,
+        reply: Option<Box<Message>>,
     },
 }
 

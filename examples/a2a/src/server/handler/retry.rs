@@ -36,10 +36,10 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         &self,
         key: MessageKey,
         task_id: String,
-        reply: Option<Message>,
+        reply: Option<Box<Message>>,
     ) -> watch::Receiver<TurnState> {
         if let Some(reply) = reply {
-            return watch::channel(TurnState::Replied(reply)).1;
+            return watch::channel(TurnState::Replied(*reply)).1;
         }
         let (sender, turn) = watch::channel(TurnState::Pending);
         let handler = self.clone();

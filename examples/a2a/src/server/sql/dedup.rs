@@ -60,7 +60,7 @@ impl SqlStore {
         .map_err(failed)?;
         let task_id: String = row.try_get(0).map_err(failed)?;
         let reply: Option<String> = row.try_get(1).map_err(failed)?;
-        let reply = reply.as_deref().map(from_json).transpose()?;
+        let reply = reply.as_deref().map(from_json).transpose()?.map(Box::new);
         Ok(Claim::Retry { task_id, reply })
     }
 

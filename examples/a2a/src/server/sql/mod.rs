@@ -34,7 +34,7 @@ mod listen;
 mod push;
 mod schema;
 mod tasks;
-#[cfg(all(test, feature = "sqlite", feature = "postgres"))]
+#[cfg(test)]
 mod tests;
 
 use std::sync::Arc;

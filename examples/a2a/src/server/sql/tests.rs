@@ -5,14 +5,17 @@
 
 use std::collections::BTreeSet;
 
+#[cfg(feature = "postgres")]
 use typed_rpc_test_support::postgres::Postgres;
+#[cfg(feature = "sqlite")]
 use typed_rpc_test_support::scratch::TempDir;
 
 use super::*;
-use crate::server::store::{Claim, Notice, TaskStore, TaskView};
+use crate::server::store::TaskStore;
 use crate::server::store_conformance as conformance;
 use crate::types::TaskState;
 
+#[cfg(feature = "sqlite")]
 /// A store on a new SQLite file in `dir`, named `name`.
 async fn sqlite(dir: &TempDir, name: &str) -> SqlStore {
     let path = dir.path().join(format!("{name}.db"));
@@ -21,6 +24,7 @@ async fn sqlite(dir: &TempDir, name: &str) -> SqlStore {
         .unwrap()
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test]
 async fn sqlite_passes_the_conformance_suite() {
     let dir = TempDir::new("a2a-sqlite").unwrap();
@@ -31,8 +35,11 @@ async fn sqlite_passes_the_conformance_suite() {
     conformance::a_claimed_message_is_a_retry_after(&sqlite(&dir, "claims").await).await;
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test]
 async fn sqlite_keeps_everything_across_a_reconnect_and_refuses_a_newer_schema() {
+    use crate::server::store::{Claim, TaskView};
+
     let dir = TempDir::new("a2a-sqlite").unwrap();
     let store = sqlite(&dir, "kept").await;
     store
@@ -56,13 +63,11 @@ async fn sqlite_keeps_everything_across_a_reconnect_and_refuses_a_newer_schema()
     store.close().await;
     let path = dir.path().join("kept.db");
     let refused = SqlStore::connect(&format!("sqlite:{}", path.display())).await;
-    let err = refused
-        .err()
-        .expect("a newer schema is refused")
-        .to_string();
+    let err = refused.expect_err("a newer schema is refused").to_string();
     assert!(err.contains("newer than version"), "{err}");
 }
 
+#[cfg(feature = "sqlite")]
 #[tokio::test]
 async fn two_sqlite_pools_appending_to_one_task_take_turns() {
     let dir = TempDir::new("a2a-sqlite").unwrap();
@@ -97,6 +102,7 @@ async fn appends_interleave_into_one_log(a: &SqlStore, b: &SqlStore) {
     );
 }
 
+#[cfg(feature = "postgres")]
 /// A database of its own on `db` for one case.
 async fn postgres(db: &Postgres, name: &str) -> SqlStore {
     db.psql(&format!("CREATE DATABASE {name}")).unwrap();
@@ -105,8 +111,11 @@ async fn postgres(db: &Postgres, name: &str) -> SqlStore {
     SqlStore::connect(&format!("{base}/{name}")).await.unwrap()
 }
 
+#[cfg(feature = "postgres")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_passes_the_suite_orders_two_replicas_and_tells_them_of_each_other() {
+    use crate::server::store::Notice;
+
     let db = Postgres::start().unwrap();
     conformance::pages_run_latest_first_and_filter(&postgres(&db, "pages").await).await;
     conformance::the_log_numbers_events(&postgres(&db, "log").await).await;
