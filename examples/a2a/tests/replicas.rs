@@ -14,6 +14,9 @@
 
 #![cfg(feature = "postgres")]
 
+#[path = "common/report.rs"]
+mod report;
+
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -25,6 +28,8 @@ use typed_rpc_test_support::child::{ChildGuard, Signal};
 use typed_rpc_test_support::nginx::Nginx;
 use typed_rpc_test_support::pip::PythonPackages;
 use typed_rpc_test_support::postgres::Postgres;
+
+use report::{list, text};
 
 /// How long a process may take to start, a scenario to run.
 const PATIENCE: Duration = Duration::from_secs(90);
@@ -159,18 +164,6 @@ impl Cluster {
             writeln!(stdin, "go").unwrap();
         }
     }
-}
-
-fn text(value: &Value) -> &str {
-    value
-        .as_str()
-        .unwrap_or_else(|| panic!("{value} is not a string"))
-}
-
-fn list(value: &Value) -> &[Value] {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("{value} is not an array"))
 }
 
 /// The `step N of M` numbers of a stream's status events.

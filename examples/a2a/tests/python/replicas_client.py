@@ -11,7 +11,6 @@ database) print one JSON line saying so and wait for a line on stdin.
 Scenarios: across, streams, kill, outage.
 """
 
-import argparse
 import asyncio
 import json
 import sys
@@ -28,6 +27,7 @@ from a2a.types.a2a_pb2 import (
 )
 from a2a.utils.errors import A2AError
 
+import sdk_client
 from sdk_client import (
     TERMINAL,
     Agent,
@@ -191,22 +191,5 @@ async def outage(agent: Agent) -> dict:
 SCENARIOS = {"across": across, "streams": streams, "kill": kill, "outage": outage}
 
 
-async def run(args) -> dict:
-    agent = Agent(args.card_url, None)
-    try:
-        observed = await asyncio.wait_for(SCENARIOS[args.scenario](agent), RUN_LIMIT_SECONDS)
-    finally:
-        await agent.close()
-    return {"scenario": args.scenario, **observed}
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("card_url")
-    parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args)), separators=(",", ":")), flush=True)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(sdk_client.main(SCENARIOS, __doc__, RUN_LIMIT_SECONDS))
