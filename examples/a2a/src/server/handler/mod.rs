@@ -162,7 +162,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// How many messages, and for how long, a `messageId` is remembered for
     /// de-duplication (by default 10 000 and 10 minutes; the oldest are
     /// forgotten first). A retry arriving after its message was forgotten
-    /// starts new work.
+    /// starts new work. This is the window of this process's memory; a store
+    /// that keeps messages itself for all replicas
+    /// ([`TaskStore::claim_message`]) has its own (`SqlOptions::dedup_window`).
     pub fn deduplication_window(self, max_messages: usize, max_age: Duration) -> Self {
         *self.shared.sent.lock().expect("sent map poisoned") =
             SeenMessages::new(max_messages, max_age);
