@@ -8,10 +8,11 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::RequestHandler;
+use crate::error::A2aError;
 use crate::server::AgentExecutor;
 use crate::server::dedup::MessageKey;
 use crate::server::live::TurnState;
-use crate::server::store::{TaskStore, TaskView};
+use crate::server::store::{Claim, TaskStore, TaskView};
 use crate::types::Message;
 
 /// How often the store is read for a turn running elsewhere.
@@ -21,8 +22,29 @@ const POLL_EVERY: Duration = Duration::from_millis(50);
 const PATIENCE: Duration = Duration::from_secs(60);
 
 impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
+    /// The turn a retry of the message `key` joins: the one it started in
+    /// this process, or the one the store says another process (or this
+    /// one a moment ago) claimed it for. `None` for a new message, which is
+    /// then claimed in the store for the turn of `task_id`.
+    pub(super) async fn joined_turn(
+        &self,
+        key: &MessageKey,
+        task_id: &str,
+    ) -> Result<Option<watch::Receiver<TurnState>>, A2aError> {
+        if let Some(turn) = self.seen(key) {
+            return Ok(Some(turn));
+        }
+        let claim = self.shared.store.claim_message(&key.0, &key.1, task_id);
+        Ok(match claim.await? {
+            Claim::First => None,
+            Claim::Retry { task_id, reply } => {
+                Some(self.turn_elsewhere(key.clone(), task_id, reply))
+            }
+        })
+    }
+
     /// The turn the message `key` started in this process, when remembered.
-    pub(super) fn seen(&self, key: &MessageKey) -> Option<watch::Receiver<TurnState>> {
+    fn seen(&self, key: &MessageKey) -> Option<watch::Receiver<TurnState>> {
         let mut sent = self.shared.sent.lock().expect("sent map poisoned");
         sent.get(key)
     }
@@ -32,7 +54,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// here when it is here after all, otherwise the task's state as the
     /// store has it, read until the turn settles (it is stored once its
     /// agent publishes, wherever it runs).
-    pub(super) fn turn_elsewhere(
+    fn turn_elsewhere(
         &self,
         key: MessageKey,
         task_id: String,

@@ -14,7 +14,7 @@ use crate::server::dedup::MessageKey;
 use crate::server::executor::{AgentEvent, EventSink, RequestContext};
 use crate::server::live::{LiveState, LiveTask, Published, TurnState};
 use crate::server::protocol::ActiveExtensions;
-use crate::server::store::{Claim, Seq, TaskStore, TaskView};
+use crate::server::store::{Seq, TaskStore, TaskView};
 use crate::server::turn::drive_turn;
 use crate::server::validate::{check_message, history_length};
 use crate::server::{AgentExecutor, new_id, now};
@@ -90,20 +90,11 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         let key = (owner(cx), message.message_id.clone());
         let task_id = message.task_id.clone().filter(|id| !id.is_empty());
         if self.deduplicate {
-            if let Some(turn) = self.seen(&key) {
-                return Ok(retried(turn, history_length));
-            }
-            // The store's claim, for a retry that reached another replica first.
             let claimed_for = task_id.clone().unwrap_or_else(new_id);
-            let claim = self
-                .shared
-                .store
-                .claim_message(&key.0, &key.1, &claimed_for);
-            if let Claim::Retry { task_id, reply } = claim.await? {
-                let turn = self.turn_elsewhere(key, task_id, reply);
+            if let Some(turn) = self.joined_turn(&key, &claimed_for).await? {
                 return Ok(retried(turn, history_length));
             }
-            message.task_id = task_id.clone().or(Some(claimed_for));
+            message.task_id = Some(claimed_for);
         }
         let mut turn = match task_id {
             None => {
