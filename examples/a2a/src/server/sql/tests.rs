@@ -138,3 +138,26 @@ async fn postgres_passes_the_suite_orders_two_replicas_and_tells_them_of_each_ot
         "{first:?}"
     );
 }
+
+#[test]
+fn the_sql_list_of_ended_states_is_what_is_terminal_says() {
+    use super::tasks::{TERMINAL_STATES, state_name};
+    use crate::types::TaskState::*;
+    for state in [
+        Unspecified,
+        Submitted,
+        Working,
+        Completed,
+        Failed,
+        Canceled,
+        InputRequired,
+        Rejected,
+        AuthRequired,
+    ] {
+        let listed = TERMINAL_STATES.contains(&format!("'{}'", state_name(state)));
+        assert_eq!(listed, state.is_terminal(), "{state:?}");
+    }
+    // The states the lease sweep and the runner's mark name by hand.
+    assert_eq!(state_name(Submitted), "TASK_STATE_SUBMITTED");
+    assert_eq!(state_name(Working), "TASK_STATE_WORKING");
+}
