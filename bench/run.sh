@@ -14,6 +14,9 @@
 #   bench/run.sh a2a         A2A: text-agent against the Python SDK's reference server
 #                            (SendMessage + GetTask, a 100-event stream, --runs times;
 #                            a 1 MB streamed upper, --big times; a2a_bench)
+#   bench/run.sh a2a-stores  A2A task stores (memory, SQLite, PostgreSQL): cost per write against
+#                            the Python SDK's InMemoryTaskStore and DatabaseTaskStore
+#                            (a2a-stores/; --duration, --workers, --runs)
 #   bench/run.sh mcp         MCP: tools/call on typed-rpc-mcp, rmcp and the Python SDK,
 #                            stdio and Streamable HTTP (mcp_bench; --duration, --no-python)
 #   bench/run.sh lsp         LSP: the Tally language server on typed-rpc, tower-lsp-server
@@ -56,6 +59,11 @@ a2a() {
       -r ../examples/a2a/tests/python/requirements.txt
   fi
   taskset -c 1 target/release/a2a_bench "$@"
+}
+
+a2a_stores() {
+  cargo build --release --quiet -p typed-rpc-bench-a2a-stores
+  "${CARGO_TARGET_DIR:-target}/release/a2a_store_bench" "$@"
 }
 
 mcp() {
@@ -103,6 +111,7 @@ case "$mode" in
   paired) paired "$@" ;;
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
+  a2a-stores) a2a_stores "$@" ;;
   eth) eth "$@" ;;
   mcp) mcp "$@" ;;
   lsp) lsp "$@" ;;

@@ -147,6 +147,16 @@ impl A2aError {
         A2aError::Internal(ErrorDetails::new("INTERNAL", [("detail", what)]))
     }
 
+    /// `-32603` with the reason `UNAVAILABLE`: the server cannot do it now
+    /// (its task store is unreachable) and the same call may succeed after
+    /// `retryAfterSeconds`; nothing the call asked for was done.
+    pub fn unavailable(what: &str) -> Self {
+        A2aError::Internal(ErrorDetails::new(
+            "UNAVAILABLE",
+            [("detail", what), ("retryAfterSeconds", "1")],
+        ))
+    }
+
     /// The `ErrorInfo` the error carries.
     pub fn info(&self) -> Option<&ErrorInfo> {
         let (A2aError::TaskNotFound(details)

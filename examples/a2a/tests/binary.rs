@@ -1,6 +1,7 @@
 //! The `text-agent` binary: what it prints, that it serves, that SIGTERM
-//! stops it cleanly, and that its TCK mode takes `--push` and
-//! `--extended-card`.
+//! stops it cleanly, that its TCK mode takes `--push` and
+//! `--extended-card`, and that with `--store sqlite:PATH` a killed and
+//! restarted agent keeps its tasks and its de-duplication window.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -93,6 +94,46 @@ async fn the_tck_mode_pushes_and_serves_the_extended_card_when_asked() {
     let card = self::card(&plain).await;
     assert_eq!(card["capabilities"]["pushNotifications"], false, "{card}");
     assert_eq!(card["capabilities"]["extendedAgentCard"], false, "{card}");
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn with_sqlite_a_restarted_agent_keeps_its_tasks_and_still_knows_a_retried_message() {
+    let dir = typed_rpc_test_support::scratch::TempDir::new("a2a-restart").unwrap();
+    let store = format!("sqlite:{}", dir.path().join("tasks.db").display());
+    let message = json!({"message": {"messageId": "restart-1", "role": "ROLE_USER",
+        "parts": [{"text": "upper kept words"}]}});
+    let (mut agent, addr) = start(&["--store", &store]).await;
+    let sent = rpc(&addr, "SendMessage", message.clone()).await;
+    let task = &sent["result"]["task"];
+    let task_id = task["id"].as_str().expect("a task").to_owned();
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{sent}");
+    agent.kill().await.unwrap();
+
+    let (_agent, addr) = start(&["--store", &store]).await;
+    let got = rpc(&addr, "GetTask", json!({"id": task_id})).await;
+    assert_eq!(
+        got["result"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "{got}"
+    );
+    let text = &got["result"]["artifacts"][0]["parts"][0]["text"];
+    assert_eq!(text, "KEPT WORDS", "{got}");
+    let listed = rpc(&addr, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
+    assert_eq!(
+        listed["result"]["tasks"][0]["id"],
+        task_id.as_str(),
+        "{listed}"
+    );
+    // The same messageId again: the task it made, not a second run.
+    let retried = rpc(&addr, "SendMessage", message).await;
+    assert_eq!(
+        retried["result"]["task"]["id"],
+        task_id.as_str(),
+        "{retried}"
+    );
+    let listed = rpc(&addr, "ListTasks", json!({})).await;
+    assert_eq!(listed["result"]["totalSize"], 1, "{listed}");
 }
 
 /// The agent's card.

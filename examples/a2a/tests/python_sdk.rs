@@ -11,6 +11,8 @@
 
 #[path = "common/agent_process.rs"]
 mod agent_process;
+#[path = "common/report.rs"]
+mod report;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +23,7 @@ use typed_rpc_test_support::pip::PythonPackages;
 use typed_rpc_test_support::process;
 
 use agent_process::Agent;
+use report::{list, text};
 
 /// How long a scenario may take to run.
 const PATIENCE: Duration = Duration::from_secs(90);
@@ -85,18 +88,6 @@ fn observe(scenario: &str) -> Value {
 
 // ---------------------------------------------------------------------------
 // Reading the reports.
-
-fn text(value: &Value) -> &str {
-    value
-        .as_str()
-        .unwrap_or_else(|| panic!("{value} is not a string"))
-}
-
-fn list(value: &Value) -> &[Value] {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("{value} is not an array"))
-}
 
 /// The artifacts of a task summary as `(artifactId, name, text)`.
 fn artifacts(task: &Value) -> Vec<(&str, &str, &str)> {

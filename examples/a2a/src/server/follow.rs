@@ -103,6 +103,10 @@ impl<S: TaskStore> Follower<S> {
                     Err(RecvError::Closed) => return Ok(None),
                 },
             };
+            if published.notice {
+                self.read_log_to(published).await?;
+                continue;
+            }
             if published.seq == 0 || published.seq == self.last + 1 {
                 return Ok(Some(published));
             }
@@ -120,12 +124,37 @@ impl<S: TaskStore> Follower<S> {
                     "the task's log lacks events its stream missed",
                 ));
             }
-            self.caught_up
-                .extend(stored.into_iter().map(|stored| Published {
-                    seq: stored.seq,
-                    event: stored.event.into_stream(),
-                }));
+            self.caught_up.extend(
+                stored
+                    .into_iter()
+                    .map(|stored| Published::event(stored.seq, stored.event.into_stream())),
+            );
             self.held = Some(published);
         }
+    }
+
+    /// Reads the log after `last` towards the notice's number: one page of
+    /// it, the notice held for the next page while it is not reached. A
+    /// resync's notice (numbered past any event) reads until the log ends.
+    async fn read_log_to(&mut self, notice: Published) -> Result<(), A2aError> {
+        if notice.seq <= self.last {
+            return Ok(());
+        }
+        let stored = self
+            .store
+            .events_after(&self.task_id, self.last, CATCH_UP_PAGE)
+            .await?;
+        let Some(newest) = stored.last().map(|stored| stored.seq) else {
+            return Ok(());
+        };
+        self.caught_up.extend(
+            stored
+                .into_iter()
+                .map(|stored| Published::event(stored.seq, stored.event.into_stream())),
+        );
+        if newest < notice.seq {
+            self.held = Some(notice);
+        }
+        Ok(())
     }
 }

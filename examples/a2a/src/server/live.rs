@@ -11,7 +11,8 @@ use tokio::task::AbortHandle;
 
 use super::limits::{message_size, parts_size};
 use super::notifier::PushNotifier;
-use super::store::{Seq, TaskEvent, TaskStore};
+use super::outage::{append_surely, create_surely};
+use super::store::{Seq, StoreError, TaskEvent, TaskStore, TaskView};
 use crate::error::A2aError;
 use crate::types::{
     Artifact, Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
@@ -47,10 +48,34 @@ impl TurnState {
 /// One event as the broadcast carries it: its number in the task's log
 /// (0 for a reply, which has no task) and what subscribers see of it
 /// (`None` for a user's message continuing the task).
+///
+/// A notice carries only a number: the task's log holds its events up to
+/// it (appended by another process), for the subscriber to read there.
 #[derive(Clone, Debug)]
 pub(crate) struct Published {
     pub(crate) seq: Seq,
     pub(crate) event: Option<StreamResponse>,
+    pub(crate) notice: bool,
+}
+
+impl Published {
+    /// The event `seq`, as subscribers see it.
+    pub(crate) fn event(seq: Seq, event: Option<StreamResponse>) -> Self {
+        Published {
+            seq,
+            event,
+            notice: false,
+        }
+    }
+
+    /// News that the log holds events up to `seq`.
+    pub(crate) fn notice(seq: Seq) -> Self {
+        Published {
+            seq,
+            event: None,
+            notice: true,
+        }
+    }
 }
 
 /// A task being worked on here.
@@ -63,6 +88,8 @@ pub(crate) struct LiveState {
     pub(crate) id: String,
     pub(crate) context_id: String,
     pub(crate) status: TaskStatus,
+    /// The number of the task's latest event this process knows of.
+    seq: Seq,
     /// A new task not stored yet: its agent has published nothing.
     unstored: Option<Task>,
     /// Bytes of content in the task's history and artifacts.
@@ -98,14 +125,20 @@ impl LiveState {
         Arc::new(Mutex::new(state))
     }
 
-    /// A task read from the store, made live here.
-    pub(crate) fn stored(task: &Task, owner: String, settings: &LiveSettings) -> Arc<LiveTask> {
+    /// A task read from the store at its event `seq`, made live here.
+    pub(crate) fn stored(
+        task: &Task,
+        seq: Seq,
+        owner: String,
+        settings: &LiveSettings,
+    ) -> Arc<LiveTask> {
         let turn = TurnState::Task {
             id: task.id.clone(),
             state: task.status.state,
         };
         let mut state = LiveState::of(task, owner, settings, turn);
         state.size = task_size(task);
+        state.seq = seq;
         Arc::new(Mutex::new(state))
     }
 
@@ -114,6 +147,7 @@ impl LiveState {
             id: task.id.clone(),
             context_id: task.context_id.clone(),
             status: task.status.clone(),
+            seq: 0,
             unstored: None,
             size: 0,
             max_size: settings.max_task_size,
@@ -146,7 +180,7 @@ impl LiveState {
         let Some(task) = self.unstored.take() else {
             return Ok(());
         };
-        store.create(&task, &self.owner).await?;
+        create_surely(store, &task, &self.owner).await?;
         self.tell(1, Some(StreamResponse::Task(task))).await;
         Ok(())
     }
@@ -155,10 +189,10 @@ impl LiveState {
     /// message instead: its streams' only event.
     pub(crate) fn reply(&mut self, message: Message) {
         // No subscriber is not an error.
-        let _ = self.events.send(Published {
-            seq: 0,
-            event: Some(StreamResponse::Message(message.clone())),
-        });
+        let _ = self.events.send(Published::event(
+            0,
+            Some(StreamResponse::Message(message.clone())),
+        ));
         self.turn.send_replace(TurnState::Replied(message));
     }
 
@@ -218,7 +252,11 @@ impl LiveState {
         if self.status.state.is_terminal() {
             return Ok(());
         }
-        let seq = store.append(&self.id, &event).await?;
+        let seq = match append_surely(store, &self.id, self.seq, &event).await {
+            Ok(seq) => seq,
+            Err(StoreError::Ended) => return self.ended_elsewhere(store).await,
+            Err(err) => return Err(err.into()),
+        };
         self.size = self.size.saturating_add(event_size(&event));
         if let TaskEvent::Status(update) = &event {
             self.status = update.status.clone();
@@ -233,8 +271,65 @@ impl LiveState {
         if let (Some(push), Some(event)) = (&self.push, &event) {
             push.notify(&self.id, event).await;
         }
+        self.seq = self.seq.max(seq);
         // No subscriber is not an error: the event is in the store.
-        let _ = self.events.send(Published { seq, event });
+        let _ = self.events.send(Published::event(seq, event));
+        self.move_turn();
+    }
+
+    /// The store refused an event because another process (a replica
+    /// serving `CancelTask`) ended the task: its status is taken from the
+    /// store, and the turn ends with it. Subscribers read that event from
+    /// the log.
+    async fn ended_elsewhere(&mut self, store: &impl TaskStore) -> Result<(), A2aError> {
+        let view = TaskView {
+            history_length: Some(0),
+            without_artifacts: true,
+        };
+        let now = store.load(&self.id, &self.owner, view).await?;
+        if let Some(now) = now {
+            self.status = now.task.status;
+            self.seq = now.seq;
+            let _ = self.events.send(Published::notice(now.seq));
+        }
+        self.move_turn();
+        Ok(())
+    }
+
+    /// News that the store holds the task's events up to `seq`, appended
+    /// by another process (`Seq::MAX`: news may have been missed). The
+    /// subscribers read them from the log; the status is read again, and a
+    /// task another replica ended (a cancel through it) stops its turn here.
+    pub(crate) async fn heard(&mut self, store: &impl TaskStore, seq: Seq) {
+        if seq <= self.seq {
+            return;
+        }
+        let view = TaskView {
+            history_length: Some(0),
+            without_artifacts: true,
+        };
+        let Ok(Some(now)) = store.load(&self.id, &self.owner, view).await else {
+            let _ = self.events.send(Published::notice(seq));
+            return;
+        };
+        // As far as the store has got by now: news of the events read here
+        // is passed over when it comes.
+        let _ = self.events.send(Published::notice(seq.max(now.seq)));
+        if now.seq <= self.seq {
+            return;
+        }
+        self.seq = now.seq;
+        self.status = now.task.status;
+        if self.status.state.is_terminal()
+            && let Some(running) = self.running.take()
+        {
+            running.abort();
+        }
+        self.move_turn();
+    }
+
+    /// Moves the turn on when the task's state changed.
+    fn move_turn(&mut self) {
         let state = self.status.state;
         self.turn.send_if_modified(|turn| match turn {
             TurnState::Task { state: now, .. } if *now == state => false,

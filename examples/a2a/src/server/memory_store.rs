@@ -77,11 +77,11 @@ impl TaskStore for InMemoryTaskStore {
 
     async fn append(&self, task_id: &str, event: &TaskEvent) -> Result<Seq, StoreError> {
         let mut tasks = self.tasks();
-        let before = tasks
-            .by_id
-            .get(task_id)
-            .ok_or(StoreError::NotFound)?
-            .updated;
+        let stored = tasks.by_id.get(task_id).ok_or(StoreError::NotFound)?;
+        if stored.task.status.state.is_terminal() {
+            return Err(StoreError::Ended);
+        }
+        let before = stored.updated;
         let updated = tasks.touch(task_id, Some(before));
         let stored = tasks.by_id.get_mut(task_id).ok_or(StoreError::NotFound)?;
         event.apply_to(&mut stored.task);
@@ -158,93 +158,25 @@ impl TaskStore for InMemoryTaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{TaskState, TaskStatus, TaskStatusUpdateEvent};
-
-    fn task(id: &str, context: &str) -> Task {
-        Task {
-            id: id.into(),
-            context_id: context.into(),
-            status: TaskStatus {
-                state: TaskState::Submitted,
-                message: None,
-                timestamp: None,
-            },
-            artifacts: None,
-            history: None,
-            metadata: None,
-        }
-    }
-
-    fn completed(id: &str) -> TaskEvent {
-        TaskEvent::Status(TaskStatusUpdateEvent {
-            task_id: id.into(),
-            context_id: "x".into(),
-            status: TaskStatus {
-                state: TaskState::Completed,
-                message: None,
-                timestamp: None,
-            },
-            metadata: None,
-        })
-    }
+    use crate::server::store_conformance as conformance;
 
     #[tokio::test]
     async fn pages_run_latest_first_and_filter() {
-        let store = InMemoryTaskStore::new();
-        for (id, context) in [("a", "x"), ("b", "y"), ("c", "x"), ("d", "x")] {
-            store.create(&task(id, context), "").await.unwrap();
-        }
-        store.create(&task("e", "x"), "bob").await.unwrap(); // not ours
-        store.append("a", &completed("a")).await.unwrap(); // `a` is now the latest updated
-        let mut query = TaskQuery {
-            context_id: Some("x".into()),
-            page_size: 2,
-            ..TaskQuery::default()
-        };
-        let first = store.list(&query).await.unwrap();
-        let ids = |page: &TaskPage| page.tasks.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
-        assert_eq!(
-            (ids(&first), first.total_size),
-            (vec!["a".to_owned(), "d".to_owned()], 3)
-        );
-        query.page_token = first.next_page_token;
-        let second = store.list(&query).await.unwrap();
-        assert_eq!((ids(&second), second.total_size), (vec!["c".to_owned()], 3));
-        assert_eq!(second.next_page_token, None);
-        query.state = Some(TaskState::Completed);
-        query.page_token = None;
-        assert_eq!(ids(&store.list(&query).await.unwrap()), ["a"]);
-        let view = TaskView::default();
-        assert!(store.load("e", "", view).await.unwrap().is_none());
-        assert!(store.load("e", "bob", view).await.unwrap().is_some());
-        query.page_token = Some("nonsense".into());
-        assert!(matches!(
-            store.list(&query).await,
-            Err(StoreError::InvalidPageToken)
-        ));
+        conformance::pages_run_latest_first_and_filter(&InMemoryTaskStore::new()).await;
     }
 
     #[tokio::test]
     async fn the_log_numbers_events_from_the_creation_and_reads_on_from_any_of_them() {
-        let store = InMemoryTaskStore::new();
-        store.create(&task("t", "x"), "").await.unwrap();
-        assert_eq!(store.append("t", &completed("t")).await.unwrap(), 2);
-        let all = store.events_after("t", 0, 10).await.unwrap();
-        assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
-        assert!(matches!(all[0].event, TaskEvent::Created(_)));
-        let rest = store.events_after("t", 1, 10).await.unwrap();
-        assert_eq!(rest, all[1..]);
-        assert!(store.events_after("t", 2, 10).await.unwrap().is_empty());
-        assert_eq!(store.events_after("t", 0, 1).await.unwrap().len(), 1);
-        let snapshot = store.load("t", "", TaskView::default()).await.unwrap();
-        let snapshot = snapshot.unwrap();
-        assert_eq!(
-            (snapshot.seq, snapshot.task.status.state),
-            (2, TaskState::Completed)
-        );
-        assert!(matches!(
-            store.append("nope", &completed("nope")).await,
-            Err(StoreError::NotFound)
-        ));
+        conformance::the_log_numbers_events(&InMemoryTaskStore::new()).await;
+    }
+
+    #[tokio::test]
+    async fn an_ended_task_takes_no_more_events() {
+        conformance::an_ended_task_takes_no_more_events(&InMemoryTaskStore::new()).await;
+    }
+
+    #[tokio::test]
+    async fn chunks_of_an_artifact_read_back_as_one() {
+        conformance::chunks_of_an_artifact_read_back_as_one(&InMemoryTaskStore::new()).await;
     }
 }

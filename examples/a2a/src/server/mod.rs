@@ -13,11 +13,16 @@ mod live;
 mod memory_store;
 mod modes;
 mod notifier;
+mod outage;
 mod protocol;
 mod push;
 mod push_sender;
 mod push_store;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
 mod store;
+#[cfg(test)]
+mod store_conformance;
 mod turn;
 mod validate;
 
@@ -31,9 +36,11 @@ pub use protocol::{ActiveExtensions, EXTENSIONS_HEADER, VERSION_HEADER};
 pub use push::{MAX_CONFIGS_PER_TASK, PushSettings};
 pub use push_sender::TOKEN_HEADER;
 pub use push_store::{InMemoryPushConfigStore, PushConfigStore};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use sql::{Backend, SCHEMA_VERSION, SqlOptions, SqlPushConfigStore, SqlStore};
 pub use store::{
-    Seq, Snapshot, StoreError, StoredEvent, TaskEvent, TaskPage, TaskQuery, TaskStore, TaskView,
-    matches, status_time,
+    Claim, Notice, Seq, Snapshot, StoreError, StoredEvent, TaskEvent, TaskPage, TaskQuery,
+    TaskStore, TaskView, matches, status_time,
 };
 
 /// A fresh id for a task, a context or a message: a random UUID, as the

@@ -130,6 +130,72 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// One page of the tasks that match `query`, each as `query.view` asks.
     fn list(&self, query: &TaskQuery) -> impl Future<Output = Result<TaskPage, StoreError>> + Send;
+
+    /// Claims the message `message_id` of `owner` for the turn of the task
+    /// `task_id`, unless a turn claimed it before, within the store's
+    /// de-duplication window: then [`Claim::Retry`] says which. A store
+    /// that replicas share answers for all of them, so a retry that lands
+    /// on another replica starts no second run. The default claims every
+    /// message: one process remembers its messages itself.
+    fn claim_message(
+        &self,
+        owner: &str,
+        message_id: &str,
+        task_id: &str,
+    ) -> impl Future<Output = Result<Claim, StoreError>> + Send {
+        let _ = (owner, message_id, task_id);
+        async { Ok(Claim::First) }
+    }
+
+    /// Records that the turn of the message `message_id` of `owner`
+    /// answered with `reply` instead of a task, for the retries
+    /// [`claim_message`](TaskStore::claim_message) turns away.
+    fn record_reply(
+        &self,
+        owner: &str,
+        message_id: &str,
+        reply: &Message,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (owner, message_id, reply);
+        async { Ok(()) }
+    }
+
+    /// News of events appended by any process sharing the store (another
+    /// replica's included), when the store can tell: `None` for a store
+    /// only this process writes.
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
+        None
+    }
+}
+
+/// What [`TaskStore::claim_message`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Claim {
+    /// The message is new: its turn is the caller's to run.
+    First,
+    /// A retry: the message's first copy started the turn of `task_id`,
+    /// which answered with `reply` if it answered with a message.
+    Retry {
+        /// The task the first copy's turn works on.
+        task_id: String,
+        /// The turn's answer, when it was a message rather than a task.
+        reply: Option<Box<Message>>,
+    },
+}
+
+/// News from a shared store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The task `task_id` has its events up to `seq` in the log.
+    Appended {
+        /// The task.
+        task_id: String,
+        /// Its latest event.
+        seq: Seq,
+    },
+    /// News may have been missed (the store's connection was lost): every
+    /// follower reads the log for what it has not seen.
+    Resync,
 }
 
 /// Which tasks `list` returns.
@@ -169,6 +235,12 @@ pub enum StoreError {
     InvalidPageToken,
     /// There is no task of that id to append to or read the log of.
     NotFound,
+    /// The task has ended (another process may have ended it): it takes no
+    /// more events.
+    Ended,
+    /// The store cannot be reached now (its database restarts, its pool is
+    /// exhausted); the same call may succeed in a moment.
+    Unavailable(Box<dyn std::error::Error + Send + Sync>),
     /// The store failed (connection, disk, ...).
     Backend(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -178,6 +250,10 @@ impl std::fmt::Display for StoreError {
         match self {
             StoreError::InvalidPageToken => f.write_str("invalid page token"),
             StoreError::NotFound => f.write_str("no such task in the store"),
+            StoreError::Ended => f.write_str("the task has ended and takes no more events"),
+            StoreError::Unavailable(err) => {
+                write!(f, "task store unavailable, retry in a moment: {err}")
+            }
             StoreError::Backend(err) => write!(f, "task store failed: {err}"),
         }
     }
@@ -187,12 +263,15 @@ impl std::error::Error for StoreError {}
 
 impl From<StoreError> for A2aError {
     /// What a caller gets when the store fails it: `-32602` for a page
-    /// token the store did not give out, `-32603` for anything else.
+    /// token the store did not give out, `-32603` with the reason
+    /// `UNAVAILABLE` (retryable) when the store cannot be reached, `-32603`
+    /// for anything else.
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::InvalidPageToken => {
                 A2aError::invalid_params("pageToken", "not a token this server gave out")
             }
+            err @ StoreError::Unavailable(_) => A2aError::unavailable(&err.to_string()),
             err => A2aError::internal(&err.to_string()),
         }
     }

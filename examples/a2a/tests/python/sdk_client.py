@@ -548,22 +548,24 @@ SCENARIOS = {
 }
 
 
-async def run(args) -> dict:
-    agent = Agent(args.card_url, args.token)
+async def run(args, scenarios: dict, limit: float) -> dict:
+    agent = Agent(args.card_url, getattr(args, "token", None))
     try:
-        observed = await asyncio.wait_for(SCENARIOS[args.scenario](agent), RUN_LIMIT_SECONDS)
+        observed = await asyncio.wait_for(scenarios[args.scenario](agent), limit)
     finally:
         await agent.close()
     return {"scenario": args.scenario, **observed}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(scenarios: dict = SCENARIOS, doc: str = __doc__, limit: float = RUN_LIMIT_SECONDS) -> None:
+    """Runs the scenario the command line names among `scenarios` and prints its report."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("card_url")
-    parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    parser.add_argument("--token")
+    parser.add_argument("scenario", choices=sorted(scenarios))
+    if scenarios is SCENARIOS:
+        parser.add_argument("--token")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args)), separators=(",", ":")), flush=True)
+    print(json.dumps(asyncio.run(run(args, scenarios, limit)), separators=(",", ":")), flush=True)
 
 
 if __name__ == "__main__":

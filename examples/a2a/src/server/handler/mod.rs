@@ -5,9 +5,13 @@
 //! |---|---|
 //! | `mod.rs` | [`RequestHandler`]: how it is set up, and what its methods share |
 //! | `send.rs` | `SendMessage` and `SendStreamingMessage`: turns started, continued, retried |
+//! | `retry.rs` | the turn a retried message joins, here or elsewhere |
 //! | `methods.rs` | the [`A2a`] methods |
+//! | `remote.rs` | other processes' events on this process's live tasks |
 
 mod methods;
+mod remote;
+mod retry;
 mod send;
 
 use std::collections::HashMap;
@@ -94,10 +98,13 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// A handler for `agent`, storing tasks in `store`, describing itself
     /// with `card`, whose `pushNotifications` and `extendedAgentCard` are
     /// set to what the handler is then given (false until it is).
+    ///
+    /// A store shared with other processes ([`TaskStore::notices`]) has its
+    /// news heard from here on, when called within a Tokio runtime.
     pub fn new(agent: E, store: S, mut card: AgentCard) -> Self {
         card.capabilities.push_notifications = Some(false);
         card.capabilities.extended_agent_card = Some(false);
-        RequestHandler {
+        let handler = RequestHandler {
             modes: Arc::new(Modes::of(&card)),
             card: Arc::new(card),
             extended_card: None,
@@ -112,7 +119,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             deduplicate: true,
             lenient_version: false,
             limits: TaskLimits::default(),
-        }
+        };
+        remote::hear(&handler.shared);
+        handler
     }
 
     /// Authenticates callers with `auth`: its call layer names the caller
@@ -153,7 +162,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// How many messages, and for how long, a `messageId` is remembered for
     /// de-duplication (by default 10 000 and 10 minutes; the oldest are
     /// forgotten first). A retry arriving after its message was forgotten
-    /// starts new work.
+    /// starts new work. This is the window of this process's memory; a store
+    /// that keeps messages itself for all replicas
+    /// ([`TaskStore::claim_message`]) has its own (`SqlOptions::dedup_window`).
     pub fn deduplication_window(self, max_messages: usize, max_age: Duration) -> Self {
         *self.shared.sent.lock().expect("sent map poisoned") =
             SeenMessages::new(max_messages, max_age);
@@ -277,8 +288,9 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             }
             return Ok(live);
         }
-        let task = self.load(id, owner, TaskView::default()).await?.task;
-        let make = || LiveState::stored(&task, owner.to_owned(), &self.live_settings());
+        let now = self.load(id, owner, TaskView::default()).await?;
+        let task = now.task;
+        let make = || LiveState::stored(&task, now.seq, owner.to_owned(), &self.live_settings());
         if task.status.state.is_terminal() {
             return Ok(make());
         }

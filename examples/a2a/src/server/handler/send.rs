@@ -10,6 +10,7 @@ use typed_rpc::Context;
 use super::{RequestHandler, owner};
 use crate::error::A2aError;
 use crate::server::auth::Caller;
+use crate::server::dedup::MessageKey;
 use crate::server::executor::{AgentEvent, EventSink, RequestContext};
 use crate::server::live::{LiveState, LiveTask, Published, TurnState};
 use crate::server::protocol::ActiveExtensions;
@@ -47,8 +48,12 @@ struct Sending {
 
 /// What a turn starts.
 enum Starts {
-    /// A new task, with the webhook its message configures, if any.
-    NewTask(Option<TaskPushNotificationConfig>),
+    /// A new task, with the webhook its message configures, if any, and
+    /// the key its reply is kept under for retries, if it is.
+    NewTask {
+        webhook: Option<TaskPushNotificationConfig>,
+        reply_key: Option<MessageKey>,
+    },
     /// The next turn of a task that waited for input.
     NextTurn,
 }
@@ -66,7 +71,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         let configuration = request.configuration.unwrap_or_default();
         let history_length =
             history_length(configuration.history_length, "configuration.historyLength")?;
-        let message = request.message;
+        let mut message = request.message;
         let size = check_message(&message, &self.limits)?;
         self.modes.check_input(&message)?;
         self.modes
@@ -83,7 +88,15 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             size,
         };
         let key = (owner(cx), message.message_id.clone());
-        let mut turn = match message.task_id.clone().filter(|id| !id.is_empty()) {
+        let task_id = message.task_id.clone().filter(|id| !id.is_empty());
+        if self.deduplicate {
+            let claimed_for = task_id.clone().unwrap_or_else(new_id);
+            if let Some(turn) = self.joined_turn(&key, &claimed_for).await? {
+                return Ok(retried(turn, history_length));
+            }
+            message.task_id = Some(claimed_for);
+        }
+        let mut turn = match task_id {
             None => {
                 // Looked up and claimed under one lock, so two copies of a new
                 // message arriving at once start one turn.
@@ -91,19 +104,14 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 if let Some(turn) = sent.get(&key).filter(|_| self.deduplicate) {
                     return Ok(retried(turn, history_length));
                 }
-                let turn = self.start_task(message, sending);
+                let reply_key = self.deduplicate.then(|| key.clone());
+                let turn = self.start_task(message, sending, reply_key);
                 if self.deduplicate {
                     sent.insert(key, turn.state.clone());
                 }
                 turn
             }
             Some(task_id) => {
-                if self.deduplicate {
-                    let mut sent = self.shared.sent.lock().expect("sent map poisoned");
-                    if let Some(turn) = sent.get(&key) {
-                        return Ok(retried(turn, history_length));
-                    }
-                }
                 let turn = self.continue_task(&task_id, message, sending).await?;
                 if self.deduplicate {
                     let mut sent = self.shared.sent.lock().expect("sent map poisoned");
@@ -116,9 +124,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         Ok(turn)
     }
 
-    /// Starts a new task for `message`.
-    fn start_task(&self, mut message: Message, sending: Sending) -> Turn {
-        let task_id = new_id();
+    /// Starts a new task for `message`, under the id it was claimed with
+    /// (a new one when it was not); its reply, if it answers with one, is
+    /// kept for retries under `reply_key`.
+    fn start_task(
+        &self,
+        mut message: Message,
+        sending: Sending,
+        reply_key: Option<MessageKey>,
+    ) -> Turn {
+        let task_id = message.task_id.take().unwrap_or_else(new_id);
         let context_id = message.context_id.clone().unwrap_or_else(new_id);
         message.context_id = Some(context_id.clone());
         message.task_id = Some(task_id.clone());
@@ -150,7 +165,8 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             caller: sending.caller,
             extensions: sending.extensions,
         };
-        let turn = self.run_turn(&mut state, live.clone(), request, Starts::NewTask(webhook));
+        let starts = Starts::NewTask { webhook, reply_key };
+        let turn = self.run_turn(&mut state, live.clone(), request, starts);
         drop(state);
         Turn {
             state: turn,
@@ -257,15 +273,15 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             Some(tokio::spawn(async move { agent.execute(request, sink).await }).abort_handle());
         let shared = self.shared.clone();
         let task_id = state.id.clone();
-        let (register, webhook) = match starts {
-            Starts::NewTask(webhook) => {
+        let (register, webhook, reply_key) = match starts {
+            Starts::NewTask { webhook, reply_key } => {
                 let register = move |live: Arc<LiveTask>| {
                     let mut map = shared.live.lock().expect("live map poisoned");
                     map.insert(task_id, live);
                 };
-                (Some(register), webhook)
+                (Some(register), webhook, reply_key)
             }
-            Starts::NextTurn => (None, None),
+            Starts::NextTurn => (None, None, None),
         };
         let (store, shared, push) = (
             self.shared.store.clone(),
@@ -281,8 +297,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
                 (Some(push), Some(config)) => push.keep(config.clone()).await.ok().map(|()| config),
                 _ => None,
             };
-            drive_turn(store, live.clone(), receiver, register).await;
-            let replied = matches!(*live.lock().await.turn.borrow(), TurnState::Replied(_));
+            drive_turn(store.clone(), live.clone(), receiver, register).await;
+            let reply = match &*live.lock().await.turn.borrow() {
+                TurnState::Replied(message) => Some(message.clone()),
+                _ => None,
+            };
+            if let (Some(reply), Some((owner, message_id))) = (&reply, reply_key) {
+                // For a retry that finds the message claimed in the store.
+                let _ = store.record_reply(&owner, &message_id, reply).await;
+            }
+            let replied = reply.is_some();
             if let (Some(push), Some(config), true) = (push, kept, replied) {
                 // The agent answered with a message: no task was made for
                 // the webhook to hear of.
