@@ -7,11 +7,11 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{HttpServer, Scratch, python_packages, server_binary, tests_dir};
+use support::{HttpServer, Scratch, python_sdk, server_binary, tests_dir};
 use typed_rpc::RpcResult;
 use typed_rpc_mcp::McpHost;
 use typed_rpc_mcp::ProtocolVersion;
@@ -76,12 +76,10 @@ fn builder(mode: Mode) -> typed_rpc_mcp::client::Builder {
 
 /// The Python reference server as a child process.
 fn python_server() -> tokio::process::Command {
-    let mut command = tokio::process::Command::new("python3");
-    command
-        .env("PYTHONPATH", python_packages())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .arg(tests_dir().join("python").join("reference_server.py"))
-        .stderr(Stdio::null());
+    let mut command = tokio::process::Command::from(
+        python_sdk().python(tests_dir().join("python").join("reference_server.py")),
+    );
+    command.stderr(Stdio::null());
     command
 }
 
@@ -91,10 +89,8 @@ struct PythonHttp(Child, String);
 impl PythonHttp {
     fn start() -> Self {
         use std::io::BufRead;
-        let mut child = Command::new("python3")
-            .env("PYTHONPATH", python_packages())
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .arg(tests_dir().join("python").join("reference_server.py"))
+        let mut child = python_sdk()
+            .python(tests_dir().join("python").join("reference_server.py"))
             .arg("--http")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

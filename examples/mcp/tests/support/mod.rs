@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use typed_rpc_test_support::paths::target_dir;
 use typed_rpc_test_support::pip::PythonPackages;
 use typed_rpc_test_support::process;
 
@@ -26,15 +27,6 @@ pub fn server_binary() -> &'static str {
 /// This crate's `tests/` directory.
 pub fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
-}
-
-/// The target directory: test binaries live in `<target>/<profile>/deps/`.
-pub fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("<target>/<profile>/deps/")
-        .to_owned()
 }
 
 /// A directory of a few files for the server to serve, removed on drop.
@@ -69,18 +61,15 @@ impl Drop for Scratch {
     }
 }
 
-/// `<target>/mcp-python`, holding the pinned Python SDK; it goes on
-/// `PYTHONPATH`. Installed on first use by test-support (Python 3 with pip
-/// on `PATH`, and PyPI, needed).
-pub fn python_packages() -> &'static Path {
+/// `<target>/mcp-python`, holding the pinned Python SDK. Installed on
+/// first use by test-support (Python 3 with pip on `PATH`, and PyPI,
+/// needed).
+pub fn python_sdk() -> &'static PythonPackages {
     static INSTALLED: OnceLock<PythonPackages> = OnceLock::new();
-    INSTALLED
-        .get_or_init(|| {
-            let requirements = tests_dir().join("python").join("requirements.txt");
-            PythonPackages::install(requirements, "mcp-python")
-                .unwrap_or_else(|err| panic!("{err}"))
-        })
-        .dir()
+    INSTALLED.get_or_init(|| {
+        let requirements = tests_dir().join("python").join("requirements.txt");
+        PythonPackages::install(requirements, "mcp-python").unwrap_or_else(|err| panic!("{err}"))
+    })
 }
 
 /// `<target>/mcp-js`: the pinned JavaScript peers of `tests/js` (and the
@@ -173,12 +162,8 @@ pub fn node_raw(script: &str, args: &[&str], limit: Duration) -> (bool, String, 
 
 /// Runs `tests/python/<script> <args>` and parses the JSON it prints.
 pub fn python(script: &str, args: &[&str], limit: Duration) -> serde_json::Value {
-    let mut command = Command::new("python3");
-    command
-        .env("PYTHONPATH", python_packages())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .arg(tests_dir().join("python").join(script))
-        .args(args);
+    let mut command = python_sdk().python(tests_dir().join("python").join(script));
+    command.args(args);
     let (ok, stdout, stderr) = bounded(command, limit);
     assert!(ok, "{script} {args:?} failed:\n{stderr}\n{stdout}");
     serde_json::from_str(stdout.trim())
