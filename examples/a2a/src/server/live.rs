@@ -269,7 +269,7 @@ impl LiveState {
     /// the turn on when the task's state changed.
     async fn tell(&mut self, seq: Seq, event: Option<StreamResponse>) {
         if let (Some(push), Some(event)) = (&self.push, &event) {
-            push.notify(&self.id, event).await;
+            push.notify(&self.id, seq, event).await;
         }
         self.seq = self.seq.max(seq);
         // No subscriber is not an error: the event is in the store.

@@ -29,7 +29,7 @@ use super::notifier::PushNotifier;
 use super::protocol::ProtocolLayer;
 use super::push::PushSettings;
 use super::push_sender::PushSender;
-use super::push_store::PushConfigStore;
+use super::push_store::{DynPushConfigStore, PushConfigStore};
 use super::store::{Snapshot, TaskStore, TaskView};
 use super::{AgentExecutor, new_id};
 use crate::api::A2a;
@@ -190,7 +190,10 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// `SendMessage`), kept in `store` and delivered as `settings` say; the
     /// public card then says `pushNotifications: true`. Without it those
     /// methods answer `-32003`. Set it before serving: tasks already live
-    /// keep pushing (or not) as they started.
+    /// keep pushing (or not) as they started. A store with an outbox that
+    /// other processes share ([`PushConfigStore::take_over`]) has the
+    /// updates of processes that died delivered from here, when this is
+    /// called within a Tokio runtime.
     pub fn with_push_notifications(
         mut self,
         store: impl PushConfigStore,
@@ -199,10 +202,13 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         Arc::make_mut(&mut self.card)
             .capabilities
             .push_notifications = Some(true);
-        self.push = Some(Arc::new(PushNotifier {
-            configs: Arc::new(store),
-            sender: PushSender::new(settings),
-        }));
+        let configs: Arc<dyn DynPushConfigStore> = Arc::new(store);
+        let notifier = Arc::new(PushNotifier {
+            sender: PushSender::new(settings, configs.clone()),
+            configs,
+        });
+        PushNotifier::start_takeover(&notifier);
+        self.push = Some(notifier);
         self
     }
 
