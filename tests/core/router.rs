@@ -9,7 +9,7 @@ use crate::support::{Calc, Calculator, call, code_of, error_of, result_of, send}
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use typed_rpc::{BuildError, Router, RpcResult, rpc};
+use typed_rpc::{BuildError, Router, RpcResult, RpcService, rpc};
 
 /// The `id` member of a reply exactly as the router wrote it.
 fn raw_id(reply: &str) -> String {
@@ -314,13 +314,15 @@ impl AliasedMinus for Sub {
     }
 }
 
+/// The error of building a router of `first` then `second`.
+fn build_error(first: impl RpcService, second: impl RpcService) -> BuildError {
+    let built = Router::builder().service(first).service(second).build();
+    built.expect_err("two services that define one name")
+}
+
 #[test]
 fn a_name_defined_by_two_services_is_a_build_error() {
-    let err = Router::builder()
-        .service(Calc::default().into_service())
-        .service(Minus::into_service(Sub))
-        .build()
-        .unwrap_err();
+    let err = build_error(Calc::default().into_service(), Minus::into_service(Sub));
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
@@ -337,31 +339,32 @@ fn a_name_defined_by_two_services_is_a_build_error() {
 
 #[test]
 fn an_alias_clashing_with_a_name_of_another_service_is_a_build_error() {
-    let err = Router::builder()
-        .service(Calc::default().into_service())
-        .service(AliasedMinus::into_service(Sub))
-        .build()
-        .unwrap_err();
+    let err = build_error(
+        Calc::default().into_service(),
+        AliasedMinus::into_service(Sub),
+    );
+    let (first, second) = ("Calculator", "AliasedMinus");
+    let method = "subtract";
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
-            method: "subtract",
-            first: "Calculator",
-            second: "AliasedMinus",
+            method,
+            first,
+            second
         }
     );
     // In the other order the alias comes first.
-    let err = Router::builder()
-        .service(AliasedMinus::into_service(Sub))
-        .service(Calc::default().into_service())
-        .build()
-        .unwrap_err();
+    let err = build_error(
+        AliasedMinus::into_service(Sub),
+        Calc::default().into_service(),
+    );
+    let (first, second) = (second, first);
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
-            method: "subtract",
-            first: "AliasedMinus",
-            second: "Calculator",
+            method,
+            first,
+            second
         }
     );
 }
