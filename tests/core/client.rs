@@ -6,9 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use typed_rpc::client::{
-    ClientExt, InProcess, OutgoingRequest, Params, Transport, TransportError, TransportErrorKind,
-};
+use typed_rpc::client::{ClientExt, InProcess, OutgoingRequest, Params, Transport};
 use typed_rpc::{ClientError, ErrorObject, Router, RpcResult, rpc};
 
 /// The arguments of an MCP-style `tools/call`.
@@ -249,17 +247,18 @@ fn client() -> (ShapesClient<InProcess>, Server) {
     (ShapesClient::new(InProcess::new(router(&server))), server)
 }
 
-/// A transport that delivers to a router and keeps the text of every message it sent.
+/// A transport that delivers in process and keeps the text of every
+/// message it sent.
 #[derive(Clone)]
 struct Recorder {
-    router: Router,
+    delivery: InProcess,
     sent: Arc<Mutex<Vec<String>>>,
 }
 
 impl Recorder {
     fn new(server: &Server) -> Self {
         Recorder {
-            router: router(server),
+            delivery: InProcess::new(router(server)),
             sent: Arc::default(),
         }
     }
@@ -286,24 +285,16 @@ impl Recorder {
 
 impl Transport for Recorder {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
-        let text = request.to_text(Some(1));
-        self.record(&text);
-        self.router
-            .handle(text.as_bytes())
-            .await
-            .ok_or_else(|| TransportError::new(TransportErrorKind::Closed).into())
+        self.record(&request.to_text(Some(1)));
+        self.delivery.send_request(request).await
     }
 
     async fn send_notification(
         &self,
         notification: OutgoingRequest<'_>,
     ) -> Result<(), ClientError> {
-        let text = notification.to_text(None);
-        self.record(&text);
-        match self.router.handle(text.as_bytes()).await {
-            None => Ok(()),
-            Some(reply) => panic!("a notification was answered: {reply}"),
-        }
+        self.record(&notification.to_text(None));
+        self.delivery.send_notification(notification).await
     }
 }
 
