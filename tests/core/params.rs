@@ -219,17 +219,19 @@ async fn a_params_struct_takes_the_whole_params_object() {
 async fn a_params_vec_takes_the_whole_params_array() {
     assert_eq!(result_of(&ask("sum", Some("[1, 2, 4]")).await), 7);
     assert_eq!(result_of(&ask("sum", Some("[]")).await), 0);
-    refused(
-        "sum",
-        Some(r#"[1, "two"]"#),
-        json!({"param": "values", "reason": "invalid type: string \"two\", expected i64"}),
-    )
-    .await;
-    refused(
-        "sum",
-        Some(r#"{"values": [1]}"#),
-        json!({"param": "values", "reason": "invalid type: map, expected a sequence"}),
-    )
+    let invalid = |reason| json!({"param": "values", "reason": format!("invalid type: {reason}")});
+    all_refused(&[
+        (
+            "sum",
+            r#"[1, "two"]"#,
+            invalid("string \"two\", expected i64"),
+        ),
+        (
+            "sum",
+            r#"{"values": [1]}"#,
+            invalid("map, expected a sequence"),
+        ),
+    ])
     .await;
 }
 
@@ -242,23 +244,21 @@ async fn a_method_without_args_accepts_absent_params_an_empty_array_and_an_empty
             "params {params:?}"
         );
     }
-    refused(
-        "ping",
-        Some("[1]"),
-        json!({"position": 0, "reason": "too many params: `ping` takes 0, got 1"}),
-    )
-    .await;
-    refused(
-        "ping",
-        Some(r#"{"verbose": true}"#),
-        json!({"param": "verbose", "reason": "unknown param: `ping` takes no params"}),
-    )
+    let too_many = json!({"position": 0, "reason": "too many params: `ping` takes 0, got 1"});
+    let unknown = json!({"param": "verbose", "reason": "unknown param: `ping` takes no params"});
+    all_refused(&[
+        ("ping", "[1]", too_many),
+        ("ping", r#"{"verbose": true}"#, unknown),
+    ])
     .await;
 }
 
 #[tokio::test]
 async fn a_wrong_type_names_the_param_its_position_and_serdes_reason() {
-    let wrong = |param, position, reason| json!({"param": param, "position": position, "reason": format!("invalid type: {reason}")});
+    let wrong = |param, position, reason| {
+        let reason = format!("invalid type: {reason}");
+        json!({"param": param, "position": position, "reason": reason})
+    };
     let a_string = wrong("subtrahend", 1, "string \"a\", expected i64");
     all_refused(&[
         ("subtract", r#"[42, "a"]"#, a_string.clone()),

@@ -125,9 +125,7 @@ async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
         ),
     ];
     for (request, id) in with_id {
-        let reply = call(&router, request).await;
-        assert_eq!(code_of(&reply), -32600, "{request} -> {reply}");
-        assert_eq!(reply["id"], id, "{request} -> {reply}");
+        answers_one_error(&router, request, -32600, id).await;
     }
     // Without a readable id the reply still comes, with `id: null`: an
     // invalid request is not a notification.
@@ -142,10 +140,16 @@ async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
         "null",
     ];
     for request in without_id {
-        let reply = call(&router, request).await;
-        assert_eq!(code_of(&reply), -32600, "{request} -> {reply}");
-        assert_eq!(reply["id"], Value::Null, "{request} -> {reply}");
+        answers_one_error(&router, request, -32600, Value::Null).await;
     }
+}
+
+/// Asserts `message` is answered by one error object with `code` and `id`.
+async fn answers_one_error(router: &Router, message: &str, code: i64, id: Value) {
+    let reply = call(router, message).await;
+    assert!(reply.is_object(), "{message:?} -> {reply}");
+    assert_eq!(code_of(&reply), code, "{message:?} -> {reply}");
+    assert_eq!(reply["id"], id, "{message:?} -> {reply}");
 }
 
 #[tokio::test]
@@ -192,10 +196,7 @@ async fn a_message_that_is_not_json_gets_one_parse_error_with_a_null_id() {
         r#"{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1} {}"#,
         r#"[{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1}] []"#,
     ] {
-        let reply = call(&router, message).await;
-        assert!(reply.is_object(), "{message:?} -> {reply}");
-        assert_eq!(code_of(&reply), -32700, "{message:?} -> {reply}");
-        assert_eq!(reply["id"], Value::Null, "{message:?} -> {reply}");
+        answers_one_error(&router, message, -32700, Value::Null).await;
     }
 }
 
