@@ -2,7 +2,7 @@
 //! mounted in axum), the client, and the generated typed client over it.
 
 use crate::support;
-use crate::support::calculator::{Calc, CalculatorClient, serve, server_of};
+use crate::support::calculator::{Calc, CalculatorClient, serve, serve_calc, server_of};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -340,11 +340,7 @@ async fn slow_headers_are_cut_off() {
 async fn graceful_shutdown_finishes_calls_in_flight_and_refuses_new_connections() {
     let calc = Calc::default();
     let started = calc.slow_started.clone();
-    let handle = server_of(calc, Limits::default())
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
+    let (handle, addr) = serve_calc(calc, Limits::default()).await;
     let client = typed(addr);
     let slow = tokio::spawn(async move { client.slow(300).await });
     started.notified().await;
@@ -526,14 +522,11 @@ async fn batches_are_one_post() {
         .unwrap();
     assert_eq!(replies.get(&difference).unwrap(), 19);
     assert_eq!(replies.get(&data).unwrap(), ("hello".to_owned(), 5));
+    let missing = replies.get(&missing).unwrap_err();
     assert_eq!(
-        replies
-            .get(&missing)
-            .unwrap_err()
-            .rpc_error()
-            .unwrap()
-            .code(),
-        -32601
+        missing.rpc_error().map(|e| e.code()),
+        Some(-32601),
+        "{missing}"
     );
 
     let mut notifications = Batch::new();

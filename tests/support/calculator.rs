@@ -106,7 +106,12 @@ pub fn server_of(calc: Calc, limits: Limits) -> Server {
 
 /// A fresh calculator served on a loopback port, HTTP and WebSocket both.
 pub async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server_of(Calc::default(), limits)
+    serve_calc(Calc::default(), limits).await
+}
+
+/// [`serve`] for `calc`, whose state the test watches.
+pub async fn serve_calc(calc: Calc, limits: Limits) -> (ServerHandle, SocketAddr) {
+    let handle = server_of(calc, limits)
         .serve_http("127.0.0.1:0")
         .await
         .unwrap();

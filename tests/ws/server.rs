@@ -5,7 +5,8 @@
 
 use crate::support;
 use crate::support::calculator::{
-    Calc, CalculatorClient, Editor, EditorHandlers, EditorState, LogMessage, serve, server_of,
+    Calc, CalculatorClient, Editor, EditorHandlers, EditorState, LogMessage, serve, serve_calc,
+    server_of,
 };
 use std::net::SocketAddr;
 use std::path::Path;
@@ -657,11 +658,7 @@ async fn mounted_in_axum_the_service_accepts_websocket_too() {
 async fn graceful_shutdown_answers_the_calls_in_flight_then_closes_with_1001() {
     let calc = Calc::default();
     let started = calc.slow_started.clone();
-    let handle = server_of(calc, Limits::default())
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
+    let (handle, addr) = serve_calc(calc, Limits::default()).await;
     let mut peer = Peer::connect(addr).await;
     let client = typed(addr).await;
 
