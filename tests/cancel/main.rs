@@ -129,6 +129,16 @@ fn assert_dropped(probe: &Probe, count: u64) {
     assert_eq!(probe.finished(), 0, "no handler returned");
 }
 
+/// Asserts the one cancelled handler is dropped and nothing more is
+/// answered for it (the next message is the reply to a ping), then hangs up.
+async fn dropped_and_not_answered(mut peer: Peer, waits: &Waits, handle: ServerHandle) {
+    assert!(waits.probe.until(|p| p.dropped() == 1).await);
+    assert_dropped(&waits.probe, 1);
+    peer.call(json!(2), "ping", json!([])).await;
+    assert_eq!(peer.next().await, pong(2));
+    hang_up_and_shut_down(peer, handle).await;
+}
+
 /// The LSP preset over a connection: `$/cancelRequest` drops the handler
 /// and the request is answered `-32800`, once. With one request in flight
 /// at most, the ping after it shows that the cancel freed its place.
@@ -139,13 +149,7 @@ async fn lsp_cancel_answers_and_drops() {
 
     peer.notify("$/cancelRequest", json!({"id": 1})).await;
     assert_eq!(peer.next().await, cancelled_32800(json!(1)));
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-
-    // Nothing else was answered for it: the next message is the next reply.
-    peer.call(json!(2), "ping", json!([])).await;
-    assert_eq!(peer.next().await, pong(2));
-    hang_up_and_shut_down(peer, handle).await;
+    dropped_and_not_answered(peer, &waits, handle).await;
 }
 
 #[tokio::test]
@@ -171,12 +175,8 @@ async fn mcp_cancel_drops_the_handler_and_answers_nothing() {
         json!({"requestId": "call-a", "reason": "the user gave up"}),
     )
     .await;
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-    // No answer for `call-a`: the first message after it is the ping's reply.
-    peer.call(json!(2), "ping", json!([])).await;
-    assert_eq!(peer.next().await, pong(2));
-    hang_up_and_shut_down(peer, handle).await;
+    // No answer for `call-a` at all.
+    dropped_and_not_answered(peer, &waits, handle).await;
 }
 
 #[tokio::test]
