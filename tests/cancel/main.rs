@@ -123,6 +123,15 @@ fn pong(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "result": "pong", "id": id})
 }
 
+/// Waits until the one handler is dropped, and asserts it never returned.
+async fn one_dropped(probe: &Probe) {
+    assert!(
+        probe.until(|p| p.dropped() == 1).await,
+        "the handler is dropped"
+    );
+    assert_dropped(probe, 1);
+}
+
 #[track_caller]
 fn assert_dropped(probe: &Probe, count: u64) {
     assert_eq!(probe.dropped(), count, "handlers dropped");
@@ -132,8 +141,7 @@ fn assert_dropped(probe: &Probe, count: u64) {
 /// Asserts the one cancelled handler is dropped and nothing more is
 /// answered for it (the next message is the reply to a ping), then hangs up.
 async fn dropped_and_not_answered(mut peer: Peer, waits: &Waits, handle: ServerHandle) {
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     peer.call(json!(2), "ping", json!([])).await;
     assert_eq!(peer.next().await, pong(2));
     hang_up_and_shut_down(peer, handle).await;
@@ -404,8 +412,7 @@ async fn a_websocket_client_that_closes_drops_the_handler() {
     assert!(waits.probe.until(|p| p.started() == 1).await);
     call.abort();
     drop(client);
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     assert!(handle.shutdown().await);
 }
 
@@ -427,8 +434,7 @@ async fn a_tcp_peer_that_resets_the_connection_drops_the_handler() {
     #[allow(deprecated)]
     stream.set_linger(Some(Duration::ZERO)).unwrap();
     drop(stream);
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     assert!(handle.shutdown().await);
 }
 
@@ -476,8 +482,7 @@ async fn the_request_timeout_drops_the_handler() {
     peer.call(json!(1), "wait", json!([])).await;
     let reply = peer.next().await;
     assert_eq!(reply["error"]["message"], "Request timed out", "{reply}");
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     hang_up_and_shut_down(peer, handle).await;
 }
 
@@ -594,8 +599,7 @@ async fn the_shutdown_deadline_drops_the_handler() {
         !handle.shutdown().await,
         "the shutdown did not finish in time"
     );
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
 }
 
 /// A stream's end of input (stdio's stdin closing, or a TCP half close)
@@ -654,8 +658,7 @@ async fn our_websocket_client_cancels_a_call_that_times_out() {
         .with_cancel_notification(CancelPolicy::mcp());
     let impatient = WaiterClient::new(connection.clone().with_timeout(Duration::from_millis(50)));
     assert!(impatient.wait(None).await.unwrap_err().is_timeout());
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     assert_eq!(WaiterClient::new(connection).ping().await.unwrap(), "pong");
     assert!(handle.shutdown().await);
 }

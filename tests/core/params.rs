@@ -140,6 +140,15 @@ async fn a_method_takes_positional_and_named_params() {
     );
 }
 
+/// Asserts `greet` called with each of `cases`' params received what the
+/// case says.
+async fn greets(cases: &[(&str, Value)]) {
+    for (params, received) in cases {
+        let reply = ask("greet", Some(params)).await;
+        assert_eq!(result_of(&reply), received, "{params}");
+    }
+}
+
 #[tokio::test]
 async fn trailing_options_may_be_left_out_of_positional_params() {
     let cases = [
@@ -148,13 +157,7 @@ async fn trailing_options_may_be_left_out_of_positional_params() {
         (r#"["Ada", null, "!"]"#, json!(["Ada", null, "!"])),
         (r#"["Ada", "Hi", "!"]"#, json!(["Ada", "Hi", "!"])),
     ];
-    for (params, received) in cases {
-        assert_eq!(
-            result_of(&ask("greet", Some(params)).await),
-            &received,
-            "{params}"
-        );
-    }
+    greets(&cases).await;
 }
 
 #[tokio::test]
@@ -174,13 +177,7 @@ async fn optional_named_params_may_be_absent_or_null() {
             json!(["Ada", "Hi", null]),
         ),
     ];
-    for (params, received) in cases {
-        assert_eq!(
-            result_of(&ask("greet", Some(params)).await),
-            &received,
-            "{params}"
-        );
-    }
+    greets(&cases).await;
 }
 
 #[tokio::test]

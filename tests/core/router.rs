@@ -164,16 +164,10 @@ async fn an_invalid_entry_of_a_batch_echoes_its_id_when_it_can_be_read() {
         ]"#,
     )
     .await;
-    let mut got: Vec<String> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| match r.get("error") {
-            Some(error) => format!("{} error {}", r["id"], error["code"]),
-            None => format!("{} result {}", r["id"], r["result"]),
-        })
-        .collect();
-    got.sort();
+    let got = sorted(&reply, |r| match r.get("error") {
+        Some(error) => format!("{} error {}", r["id"], error["code"]),
+        None => format!("{} result {}", r["id"], r["result"]),
+    });
     assert_eq!(
         got,
         [
@@ -276,15 +270,20 @@ async fn merged_services_each_answer_their_own_methods() {
         ]"#,
     )
     .await;
-    let mut got: Vec<String> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| format!("{}={}", r["id"], result_of(r)))
-        .collect();
-    got.sort();
+    let got = sorted(&reply, |r| format!("{}={}", r["id"], result_of(r)));
     assert_eq!(got, [r#""g"="Hello, Bob!""#, r#""s"=7"#]);
     assert_eq!(calc.total(), 10);
+}
+
+/// Each entry of the batch `reply` as `show` writes it, sorted: the
+/// entries of a batch reply may come in any order.
+fn sorted(reply: &Value, show: impl Fn(&Value) -> String) -> Vec<String> {
+    let entries = reply
+        .as_array()
+        .unwrap_or_else(|| panic!("a batch reply: {reply}"));
+    let mut shown: Vec<String> = entries.iter().map(show).collect();
+    shown.sort();
+    shown
 }
 
 /// Defines `subtract` again.

@@ -693,17 +693,21 @@ async fn a_reply_over_the_clients_limit_is_refused() {
     );
 }
 
+/// Asserts `call` failed with an HTTP `status`.
+#[track_caller]
+fn assert_http_status<T: std::fmt::Debug>(call: Result<T, ClientError>, status: u16) {
+    let err = call.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Http(e) if e.status() == status),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn calls_not_marked_idempotent_are_sent_once() {
     let (addr, hits) = stub(|_, _| status(503, Some("0"))).await;
-    let err = retrying(addr, quick_retries(5))
-        .add(1, 2)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, ClientError::Http(e) if e.status() == 503),
-        "{err}"
-    );
+    let err = retrying(addr, quick_retries(5)).add(1, 2).await;
+    assert_http_status(err, 503);
     assert_eq!(hits.load(Ordering::SeqCst), 1);
 }
 
@@ -726,14 +730,8 @@ async fn idempotent_calls_are_retried() {
 
     // No more than the policy's attempts.
     let (addr, hits) = stub(|_, _| status(504, None)).await;
-    let err = retrying(addr, quick_retries(3))
-        .subtract(1, 1)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, ClientError::Http(e) if e.status() == 504),
-        "{err}"
-    );
+    let err = retrying(addr, quick_retries(3)).subtract(1, 1).await;
+    assert_http_status(err, 504);
     assert_eq!(hits.load(Ordering::SeqCst), 3);
 
     // No retries without a policy.

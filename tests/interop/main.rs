@@ -303,31 +303,30 @@ fn check_jayson_calls(report: &Value) {
     );
 }
 
+/// The `member` (`ok` or `error`) of the jsonrpcclient call `name` in
+/// `report`, after checking the reply echoed the id it was sent with.
+#[track_caller]
+fn jsonrpcclient_outcome<'a>(report: &'a Value, name: &str, member: &str) -> &'a Value {
+    let outcome = &report[name];
+    assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
+    outcome
+        .get(member)
+        .unwrap_or_else(|| panic!("{name}: no {member}: {outcome}"))
+}
+
 /// jsonrpcclient (PyPI) builds the messages and parses the replies,
 /// requests carries them.
 #[test]
 fn jsonrpcclient_calls_the_calculator_over_http() {
     let (_server, url) = serve_calculator(&["--http", "127.0.0.1:0"]);
     let report = report(python("jsonrpcclient_http.py", &[&format!("{url}/")]));
-    let ok = |name: &str| {
-        let outcome = &report[name];
-        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
-        outcome
-            .get("ok")
-            .unwrap_or_else(|| panic!("{name} failed: {outcome}"))
-    };
+    let ok = |name| jsonrpcclient_outcome(&report, name, "ok");
     assert_eq!(ok("subtract_positional"), 19);
     assert_eq!(ok("subtract_named"), 19);
     assert_eq!(ok("sum"), 7);
     assert_eq!(ok("get_data"), &json!(["hello", 5]));
     assert_eq!(report["notification"], json!({"status": 204, "body": ""}));
-    let error = |name: &str| {
-        let outcome = &report[name];
-        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
-        outcome
-            .get("error")
-            .unwrap_or_else(|| panic!("{name} did not fail: {outcome}"))
-    };
+    let error = |name| jsonrpcclient_outcome(&report, name, "error");
     assert_eq!(error("unknown_method")["code"], -32601);
     let wrong_type = error("wrong_type");
     assert_eq!(wrong_type["code"], -32602);
