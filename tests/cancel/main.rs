@@ -132,6 +132,12 @@ async fn one_dropped(probe: &Probe) {
     assert_dropped(probe, 1);
 }
 
+/// [`one_dropped`], then a clean shutdown of the server.
+async fn one_dropped_then_shut_down(probe: &Probe, handle: ServerHandle) {
+    one_dropped(probe).await;
+    assert!(handle.shutdown().await);
+}
+
 #[track_caller]
 fn assert_dropped(probe: &Probe, count: u64) {
     assert_eq!(probe.dropped(), count, "handlers dropped");
@@ -412,8 +418,7 @@ async fn a_websocket_client_that_closes_drops_the_handler() {
     assert!(waits.probe.until(|p| p.started() == 1).await);
     call.abort();
     drop(client);
-    one_dropped(&waits.probe).await;
-    assert!(handle.shutdown().await);
+    one_dropped_then_shut_down(&waits.probe, handle).await;
 }
 
 #[tokio::test]
@@ -434,8 +439,7 @@ async fn a_tcp_peer_that_resets_the_connection_drops_the_handler() {
     #[allow(deprecated)]
     stream.set_linger(Some(Duration::ZERO)).unwrap();
     drop(stream);
-    one_dropped(&waits.probe).await;
-    assert!(handle.shutdown().await);
+    one_dropped_then_shut_down(&waits.probe, handle).await;
 }
 
 #[tokio::test]
