@@ -5,6 +5,7 @@ mod classify;
 #[cfg(feature = "duplex")]
 mod head;
 mod id;
+mod member;
 mod request;
 mod request_object;
 mod response;
