@@ -2,7 +2,7 @@
 //! and every replica sees them; and the outbox, a row per update not yet
 //! delivered to a webhook, naming the process delivering it.
 //!
-//! An update is held by the transaction that appends its event ([`hold`],
+//! An update is held by the transaction that appends its event (`hold`,
 //! called from `tasks.rs`), so an acknowledged event and its pushes commit
 //! together or not at all, and released once delivered, given up or
 //! dropped from a full queue. A process that takes over
