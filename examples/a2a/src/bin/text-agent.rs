@@ -173,6 +173,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
         url => return Err(format!("--store {url}: this build keeps tasks in memory only").into()),
     };
+    // Listened for before the address is printed: a signal sent as soon as
+    // it is read stops the agent gracefully, not by the default action.
+    let signalled = stop_signal()?;
     println!("listening on http://{addr}");
     println!("agent card: http://{addr}{CARD_PATH}");
     let (stopped, stop) = tokio::sync::oneshot::channel::<()>();
@@ -183,7 +186,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .await
     });
-    signalled().await?;
+    signalled.await?;
     let _ = stopped.send(());
     // A stream that outlives the grace period is cut off with the process.
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
@@ -193,16 +196,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// SIGTERM or Ctrl-C.
-async fn signalled() -> std::io::Result<()> {
+/// SIGTERM or Ctrl-C, listened for from this call on.
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = std::io::Result<()>>> {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = term.recv() => Ok(()),
-            ctrl_c = tokio::signal::ctrl_c() => ctrl_c,
-        }
+        use tokio::signal::unix::{SignalKind, signal};
+        let (mut term, mut interrupt) = (
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        );
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            Ok(())
+        })
     }
     #[cfg(not(unix))]
-    tokio::signal::ctrl_c().await
+    Ok(tokio::signal::ctrl_c())
 }

@@ -1,7 +1,7 @@
 //! Push notifications as a live task sees them: each update it publishes
-//! goes to the webhooks its task has in the push store, held in the store's
-//! outbox until delivered; and the updates a dead process left there,
-//! taken over and delivered from here.
+//! goes to the webhooks its task has in the push store (held in the
+//! store's outbox, written with the event, until delivered); and the
+//! updates a dead process left there, taken over and delivered from here.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -45,11 +45,13 @@ impl PushNotifier {
     }
 
     /// Queues `event`, the event `seq` of the task `task_id`, for its
-    /// webhooks, held in the store's outbox until it is delivered. Called
+    /// webhooks; a store with an outbox holds it there from the append
+    /// on, until it is delivered, given up or dropped. Called
     /// under the task's lock, so the webhooks get the updates in the order
     /// subscribers do, and a configuration deleted under the same lock gets
-    /// none after. A store that cannot be read costs this update its pushes,
-    /// one that cannot be written its durability, never the task its progress.
+    /// none after. A store that cannot be read costs this update its pushes
+    /// from here (what the outbox holds goes out once this process is
+    /// gone), never the task its progress.
     pub(crate) async fn notify(&self, task_id: &str, seq: Seq, event: &StreamResponse) {
         let Ok(configs) = self.configs.list(task_id).await else {
             return;
@@ -58,7 +60,6 @@ impl PushNotifier {
             return;
         }
         let body = serde_json::to_string(event).expect("an event serializes");
-        let _ = self.configs.hold(task_id, seq, &body).await;
         let update = Outgoing {
             seq,
             body: Bytes::from(body),

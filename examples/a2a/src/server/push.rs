@@ -28,9 +28,9 @@ pub const MAX_CONFIGS_PER_TASK: usize = 10;
 /// `GetTask`. A delivery is retried on a connection error, a timeout, `408`,
 /// `429` and `5xx`, after a backoff that doubles each time, up to a bounded
 /// number of attempts; then that update is given up. With a push store
-/// that keeps an outbox (`SqlPushConfigStore`), each queued update is also
-/// held there until it is delivered, given up or dropped, and another
-/// process delivers it if this one dies first.
+/// that keeps an outbox (`SqlPushConfigStore`), each update is also held
+/// there, committed with its event, until it is delivered, given up or
+/// dropped, and another process delivers it if this one dies first.
 #[derive(Clone, Debug)]
 pub struct PushSettings {
     pub(crate) attempts: u32,

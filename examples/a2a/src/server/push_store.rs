@@ -8,9 +8,14 @@
 //! store anything, so a store keys configurations by task id and config id.
 //!
 //! A store that processes share may also keep an outbox: each update that
-//! is to be pushed stays there, marked as this process's, until it is
-//! delivered or given up, and the updates a process left when it died are
-//! taken over by another ([`PushConfigStore::take_over`]). Without one (the
+//! is to be pushed stays there, marked as the process delivering it, until
+//! it is delivered, given up or dropped ([`PushConfigStore::release`]), and
+//! the updates a process left when it died are taken over by another
+//! ([`PushConfigStore::take_over`]). The outbox is written by the task
+//! store, in the transaction that appends the event (as
+//! [`SqlStore`](crate::server::SqlStore) does for its
+//! [`SqlPushConfigStore`](crate::server::SqlPushConfigStore)), so an event
+//! and its pushes are stored together or not at all. Without one (the
 //! default, and [`InMemoryPushConfigStore`]), updates wait in this
 //! process's memory only.
 
@@ -66,20 +71,6 @@ pub trait PushConfigStore: Send + Sync + 'static {
         task_id: &str,
         id: &str,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-
-    /// Keeps `body`, the event `seq` of the task `task_id`, in the outbox
-    /// for each webhook the task has, as this process's to deliver. Saving
-    /// or deleting a configuration drops what its webhook has waiting. The
-    /// default keeps nothing.
-    fn hold(
-        &self,
-        task_id: &str,
-        seq: Seq,
-        body: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let _ = (task_id, seq, body);
-        async { Ok(()) }
-    }
 
     /// Removes the event `seq` of the task `task_id` from the outbox of
     /// its webhook `config_id`: delivered, or given up.
@@ -181,13 +172,6 @@ pub(crate) trait DynPushConfigStore: Send + Sync + 'static {
     fn delete<'a>(&'a self, task_id: &'a str, id: &'a str)
     -> BoxFuture<'a, Result<(), StoreError>>;
 
-    fn hold<'a>(
-        &'a self,
-        task_id: &'a str,
-        seq: Seq,
-        body: &'a str,
-    ) -> BoxFuture<'a, Result<(), StoreError>>;
-
     fn release<'a>(
         &'a self,
         task_id: &'a str,
@@ -226,15 +210,6 @@ impl<P: PushConfigStore> DynPushConfigStore for P {
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(PushConfigStore::delete(self, task_id, id))
-    }
-
-    fn hold<'a>(
-        &'a self,
-        task_id: &'a str,
-        seq: Seq,
-        body: &'a str,
-    ) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(PushConfigStore::hold(self, task_id, seq, body))
     }
 
     fn release<'a>(

@@ -9,7 +9,8 @@
 //! no one's tasks for the beats it could not take.
 //!
 //! The failed status goes to the task's webhooks after the updates the
-//! dead process left in the outbox (see `push.rs`).
+//! dead process left in the outbox (see `push.rs`): its append holds it
+//! there as the dead process's.
 //!
 //! Failing rather than resuming: the agent's work between its last event
 //! and the crash is gone, and an executor run twice could do its side
@@ -21,8 +22,8 @@ use std::time::Duration;
 use sqlx::Row;
 use tokio::sync::oneshot;
 
-use super::{SqlStore, failed, micros_now, to_json};
-use crate::server::store::{Seq, StoreError, TaskEvent, TaskStore};
+use super::{SqlStore, failed, micros_now};
+use crate::server::store::{StoreError, TaskEvent};
 use crate::types::{Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent};
 
 impl SqlStore {
@@ -109,31 +110,14 @@ impl SqlStore {
                 },
                 metadata: None,
             });
-            // Another sweeper may have been first: the task has ended then.
-            match self.append(&task_id, &failed_status).await {
-                Ok(seq) => self.hold_as(&runner, &task_id, seq, failed_status).await?,
-                Err(StoreError::Ended) => {}
+            // Held as the dead process's, for the survivor that takes its
+            // other updates over to deliver after them. Another sweeper may
+            // have been first: the task has ended then.
+            match self.append_as(&runner, &task_id, &failed_status).await {
+                Ok(_) | Err(StoreError::Ended) => {}
                 Err(err) => return Err(err),
             }
         }
         Ok(())
-    }
-
-    /// Puts the event `seq` of `task_id` in the outbox of the task's
-    /// webhooks as the dead `runner`'s, for the process that takes over
-    /// its other updates to deliver after them.
-    async fn hold_as(
-        &self,
-        runner: &str,
-        task_id: &str,
-        seq: Seq,
-        event: TaskEvent,
-    ) -> Result<(), StoreError> {
-        let Some(update) = event.into_stream() else {
-            return Ok(());
-        };
-        self.push_configs()
-            .hold_for(runner, task_id, seq, &to_json(&update)?)
-            .await
     }
 }

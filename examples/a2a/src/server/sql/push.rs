@@ -2,9 +2,10 @@
 //! and every replica sees them; and the outbox, a row per update not yet
 //! delivered to a webhook, naming the process delivering it.
 //!
-//! An update is held right after its event is appended (not in the same
-//! transaction: a process that dies between the two loses that one push)
-//! and released once delivered or given up. A process that takes over
+//! An update is held by the transaction that appends its event (`hold`,
+//! called from `tasks.rs`), so an acknowledged event and its pushes commit
+//! together or not at all, and released once delivered, given up or
+//! dropped from a full queue. A process that takes over
 //! claims the rows of processes not heard of for a lease with one
 //! `UPDATE`, so each row goes to one survivor, and delivers them in the
 //! order of the task's log. A delivery the dead process made but had not
@@ -14,12 +15,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use sqlx::{AnyPool, Row};
+use sqlx::{Any, AnyPool, Row, Transaction};
 
 use super::{SqlStore, failed, from_json, micros_now, to_json};
 use crate::server::push_store::{PendingPush, PushConfigStore};
 use crate::server::store::{Seq, StoreError};
-use crate::types::TaskPushNotificationConfig;
+use crate::types::{StreamResponse, TaskPushNotificationConfig};
 
 /// The push configurations of a [`SqlStore`]'s tasks, in its database,
 /// with the outbox of their updates.
@@ -48,30 +49,6 @@ impl SqlStore {
 }
 
 impl SqlPushConfigStore {
-    /// Holds `body`, the event `seq` of `task_id`, for each of the task's
-    /// webhooks, as `runner`'s to deliver.
-    pub(super) async fn hold_for(
-        &self,
-        runner: &str,
-        task_id: &str,
-        seq: Seq,
-        body: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO a2a_push_outbox (task_id, config_id, seq, body, runner)
-             SELECT task_id, id, $2, $3, $4 FROM a2a_push_configs WHERE task_id = $1
-             ON CONFLICT DO NOTHING",
-        )
-        .bind(task_id)
-        .bind(i64::try_from(seq).unwrap_or(i64::MAX))
-        .bind(body)
-        .bind(runner)
-        .execute(&self.pool)
-        .await
-        .map_err(failed)?;
-        Ok(())
-    }
-
     /// Drops what the webhook `id` of `task_id` has waiting.
     async fn drop_pending(&self, task_id: &str, id: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM a2a_push_outbox WHERE task_id = $1 AND config_id = $2")
@@ -142,10 +119,6 @@ impl PushConfigStore for SqlPushConfigStore {
         self.drop_pending(task_id, id).await
     }
 
-    async fn hold(&self, task_id: &str, seq: Seq, body: &str) -> Result<(), StoreError> {
-        self.hold_for(&self.runner, task_id, seq, body).await
-    }
-
     async fn release(&self, task_id: &str, config_id: &str, seq: Seq) -> Result<(), StoreError> {
         sqlx::query(
             "DELETE FROM a2a_push_outbox WHERE task_id = $1 AND config_id = $2 AND seq = $3",
@@ -198,4 +171,29 @@ impl PushConfigStore for SqlPushConfigStore {
         });
         Ok(pending)
     }
+}
+
+/// Holds `update`, the event `seq` of `task_id`, in the outbox of each of
+/// the task's webhooks as `holder`'s to deliver, within `tx`, the
+/// transaction appending the event.
+pub(super) async fn hold(
+    tx: &mut Transaction<'static, Any>,
+    holder: &str,
+    task_id: &str,
+    seq: i64,
+    update: &StreamResponse,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO a2a_push_outbox (task_id, config_id, seq, body, runner)
+         SELECT task_id, id, $2, $3, $4 FROM a2a_push_configs WHERE task_id = $1
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(task_id)
+    .bind(seq)
+    .bind(to_json(update)?)
+    .bind(holder)
+    .execute(&mut **tx)
+    .await
+    .map_err(failed)?;
+    Ok(())
 }

@@ -2,24 +2,29 @@
 //! status and runner (the process whose turn it runs: the one that made it
 //! or submitted its latest turn), its log holds every event; a read folds
 //! the log up to the row's sequence number, an append is one transaction
-//! of two statements.
+//! of two statements (three when the task has webhooks: the outbox rows of
+//! its pushes, see `push.rs`).
 
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{SqlStore, failed, from_json, micros_now, to_json};
+use super::{SqlStore, failed, from_json, micros_now, push, to_json};
 use crate::server::store::{
     Claim, Notice, Seq, Snapshot, StoreError, StoredEvent, TaskEvent, TaskPage, TaskQuery,
     TaskStore, TaskView,
 };
-use crate::types::{Message, Task, TaskState, TaskStatus};
+use crate::types::{Message, StreamResponse, Task, TaskState, TaskStatus};
 
 /// The states `is_terminal` names, as a SQL list: a row in one of them
 /// takes no more events.
 pub(super) const TERMINAL_STATES: &str = "('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', \
      'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')";
+
+/// The count of the task's webhooks a `RETURNING` clause reads, so an
+/// event of a task without any costs no statement more.
+const WEBHOOKS: &str = "(SELECT COUNT(*) FROM a2a_push_configs WHERE task_id = $1)";
 
 /// A state as the `state` column keeps it: its proto JSON name.
 pub(super) fn state_name(state: TaskState) -> String {
@@ -40,10 +45,13 @@ impl TaskStore for SqlStore {
     async fn create(&self, task: &Task, owner: &str) -> Result<(), StoreError> {
         let event = to_json(&TaskEvent::Created(task.clone()))?;
         let mut tx = self.pool.begin().await.map_err(failed)?;
-        sqlx::query(
+        // A webhook may be kept before its task is made (`SendMessage`'s
+        // configuration): the row says whether the task has any.
+        let row = sqlx::query(
             "INSERT INTO a2a_tasks
              (id, owner, context_id, state, status, status_time, seq, updated, runner)
-             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8)",
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8)
+             RETURNING (SELECT COUNT(*) FROM a2a_push_configs WHERE task_id = $1)",
         )
         .bind(&task.id)
         .bind(owner)
@@ -53,61 +61,19 @@ impl TaskStore for SqlStore {
         .bind(status_micros(&task.status))
         .bind(micros_now())
         .bind(&*self.runner)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await
         .map_err(failed)?;
         self.log(&mut tx, &task.id, 1, event).await?;
+        if has_webhooks(&row)? {
+            let update = StreamResponse::Task(task.clone());
+            push::hold(&mut tx, &self.runner, &task.id, 1, &update).await?;
+        }
         tx.commit().await.map_err(failed)
     }
 
     async fn append(&self, task_id: &str, event: &TaskEvent) -> Result<Seq, StoreError> {
-        let encoded = to_json(event)?;
-        let mut tx = self.pool.begin().await.map_err(failed)?;
-        // Takes the task's row until the commit: appends to one task queue up.
-        let row = match event {
-            TaskEvent::Status(update) => {
-                sqlx::query(&format!(
-                    "UPDATE a2a_tasks SET seq = seq + 1, updated = $2, state = $3, status = $4,
-                     status_time = $5,
-                     runner = CASE WHEN $3 = 'TASK_STATE_SUBMITTED' THEN $6 ELSE runner END
-                     WHERE id = $1 AND state NOT IN {TERMINAL_STATES} RETURNING seq"
-                ))
-                .bind(task_id)
-                .bind(micros_now())
-                .bind(state_name(update.status.state))
-                .bind(to_json(&update.status)?)
-                .bind(status_micros(&update.status))
-                .bind(&*self.runner)
-                .fetch_optional(&mut *tx)
-                .await
-            }
-            _ => {
-                sqlx::query(&format!(
-                    "UPDATE a2a_tasks SET seq = seq + 1, updated = $2
-                     WHERE id = $1 AND state NOT IN {TERMINAL_STATES} RETURNING seq"
-                ))
-                .bind(task_id)
-                .bind(micros_now())
-                .fetch_optional(&mut *tx)
-                .await
-            }
-        }
-        .map_err(failed)?;
-        let Some(row) = row else {
-            let exists = sqlx::query("SELECT 1 FROM a2a_tasks WHERE id = $1")
-                .bind(task_id)
-                .fetch_optional(&mut *tx)
-                .await
-                .map_err(failed)?;
-            return Err(match exists {
-                Some(_) => StoreError::Ended,
-                None => StoreError::NotFound,
-            });
-        };
-        let seq: i64 = row.try_get(0).map_err(failed)?;
-        self.log(&mut tx, task_id, seq, encoded).await?;
-        tx.commit().await.map_err(failed)?;
-        Ok(seq as Seq)
+        self.append_as(&self.runner, task_id, event).await
     }
 
     async fn load(
@@ -201,6 +167,70 @@ impl TaskStore for SqlStore {
 }
 
 impl SqlStore {
+    /// Appends `event` to the task `task_id` in one transaction with its
+    /// pushes: each webhook the task has gets the update in the outbox, as
+    /// `holder`'s to deliver (this process's, or a dead one's for its
+    /// survivor to deliver after the rest).
+    pub(super) async fn append_as(
+        &self,
+        holder: &str,
+        task_id: &str,
+        event: &TaskEvent,
+    ) -> Result<Seq, StoreError> {
+        let encoded = to_json(event)?;
+        let mut tx = self.pool.begin().await.map_err(failed)?;
+        // Takes the task's row until the commit: appends to one task queue up.
+        let row = match event {
+            TaskEvent::Status(update) => {
+                sqlx::query(&format!(
+                    "UPDATE a2a_tasks SET seq = seq + 1, updated = $2, state = $3, status = $4,
+                     status_time = $5,
+                     runner = CASE WHEN $3 = 'TASK_STATE_SUBMITTED' THEN $6 ELSE runner END
+                     WHERE id = $1 AND state NOT IN {TERMINAL_STATES} RETURNING seq, {WEBHOOKS}"
+                ))
+                .bind(task_id)
+                .bind(micros_now())
+                .bind(state_name(update.status.state))
+                .bind(to_json(&update.status)?)
+                .bind(status_micros(&update.status))
+                .bind(&*self.runner)
+                .fetch_optional(&mut *tx)
+                .await
+            }
+            _ => {
+                sqlx::query(&format!(
+                    "UPDATE a2a_tasks SET seq = seq + 1, updated = $2
+                     WHERE id = $1 AND state NOT IN {TERMINAL_STATES} RETURNING seq, {WEBHOOKS}"
+                ))
+                .bind(task_id)
+                .bind(micros_now())
+                .fetch_optional(&mut *tx)
+                .await
+            }
+        }
+        .map_err(failed)?;
+        let Some(row) = row else {
+            let exists = sqlx::query("SELECT 1 FROM a2a_tasks WHERE id = $1")
+                .bind(task_id)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(failed)?;
+            return Err(match exists {
+                Some(_) => StoreError::Ended,
+                None => StoreError::NotFound,
+            });
+        };
+        let seq: i64 = row.try_get(0).map_err(failed)?;
+        self.log(&mut tx, task_id, seq, encoded).await?;
+        if has_webhooks(&row)?
+            && let Some(update) = event.clone().into_stream()
+        {
+            push::hold(&mut tx, holder, task_id, seq, &update).await?;
+        }
+        tx.commit().await.map_err(failed)?;
+        Ok(seq as Seq)
+    }
+
     /// Inserts the event `seq` of `task_id`, and on PostgreSQL tells the
     /// listening replicas at the commit.
     async fn log(
@@ -270,6 +300,13 @@ impl SqlStore {
         task.status = status;
         Ok(view.copy_of(&task))
     }
+}
+
+/// Whether a row's last column, a count of the task's push configurations,
+/// says it has webhooks.
+fn has_webhooks(row: &AnyRow) -> Result<bool, StoreError> {
+    let configs: i64 = row.try_get(row.len() - 1).map_err(failed)?;
+    Ok(configs > 0)
 }
 
 fn event_text(row: &AnyRow) -> Result<&str, StoreError> {

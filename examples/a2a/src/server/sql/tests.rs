@@ -104,22 +104,33 @@ async fn appends_interleave_into_one_log(a: &SqlStore, b: &SqlStore) {
 
 #[cfg(feature = "sqlite")]
 #[tokio::test]
-async fn a_stopped_process_outbox_is_taken_over_once_in_order_then_its_task_failure() {
+async fn an_event_commits_with_its_pushes_which_outlive_a_process_stopped_before_sending() {
+    let dir = TempDir::new("a2a-sqlite").unwrap();
+    let url = format!("sqlite:{}", dir.path().join("outbox.db").display());
+    pushes_outlive_a_process_stopped_before_sending(&url).await;
+}
+
+/// On the empty database at `url`: a process appends events of a task
+/// with webhooks through the store alone and stops before any notifier
+/// sees them; a survivor takes their pushes over, once, in order, then
+/// the task's failure.
+async fn pushes_outlive_a_process_stopped_before_sending(url: &str) {
     use std::time::Duration;
 
     use crate::server::push_store::{PendingPush, PushConfigStore};
-    use crate::types::TaskPushNotificationConfig;
+    use crate::server::store::TaskEvent;
+    use crate::types::{Message, Role, StreamResponse, TaskPushNotificationConfig};
 
-    let dir = TempDir::new("a2a-sqlite").unwrap();
-    let url = format!("sqlite:{}", dir.path().join("outbox.db").display());
     let options = SqlOptions {
         heartbeat: Duration::from_millis(20),
         lease: Duration::from_millis(200),
         ..SqlOptions::default()
     };
-    let dead = SqlStore::connect_with(&url, options.clone()).await.unwrap();
-    dead.create(&conformance::task("t", "x"), "").await.unwrap();
+    // Appends through the store alone: the process stops before any
+    // notifier sees its events.
+    let dead = SqlStore::connect_with(url, options.clone()).await.unwrap();
     let configs = dead.push_configs();
+    // Kept before the task is made, as `SendMessage`'s configuration is.
     for id in ["hook", "gone"] {
         let config = TaskPushNotificationConfig {
             id: Some(id.into()),
@@ -130,13 +141,17 @@ async fn a_stopped_process_outbox_is_taken_over_once_in_order_then_its_task_fail
         };
         configs.save(config).await.unwrap();
     }
+    dead.create(&conformance::task("t", "x"), "").await.unwrap();
     let working = conformance::status("t", TaskState::Working);
     assert_eq!(dead.append("t", &working).await.unwrap(), 2);
     assert_eq!(dead.append("t", &working).await.unwrap(), 3);
-    for seq in [3, 1, 2] {
-        let body = format!("{{\"n\":{seq}}}");
-        configs.hold("t", seq, &body).await.unwrap();
-    }
+    // A user's message continuing the task is not pushed.
+    let message = TaskEvent::Message(Message::text(Role::User, "m", "more"));
+    assert_eq!(dead.append("t", &message).await.unwrap(), 4);
+    // A task without webhooks holds nothing.
+    dead.create(&conformance::task("quiet", "x"), "")
+        .await
+        .unwrap();
     configs.release("t", "hook", 2).await.unwrap();
     configs.delete("t", "gone").await.unwrap();
     assert!(
@@ -146,8 +161,8 @@ async fn a_stopped_process_outbox_is_taken_over_once_in_order_then_its_task_fail
     dead.close().await;
     drop((dead, configs));
 
-    // The survivor sweeps the task (failed, event 4) and takes the rest over.
-    let survivor = SqlStore::connect_with(&url, options).await.unwrap();
+    // The survivor sweeps the task (failed, event 5) and takes the rest over.
+    let survivor = SqlStore::connect_with(url, options).await.unwrap();
     let configs = survivor.push_configs();
     let mut taken: Vec<PendingPush> = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), async {
@@ -162,8 +177,15 @@ async fn a_stopped_process_outbox_is_taken_over_once_in_order_then_its_task_fail
         .iter()
         .map(|p| (p.config_id.as_str(), p.seq))
         .collect();
-    assert_eq!(seqs, [("hook", 1), ("hook", 3), ("hook", 4)], "{taken:?}");
-    assert_eq!(taken[0].body, r#"{"n":1}"#);
+    assert_eq!(seqs, [("hook", 1), ("hook", 3), ("hook", 5)], "{taken:?}");
+    assert!(taken.iter().all(|p| p.task_id == "t"), "{taken:?}");
+    let bodies: Vec<StreamResponse> = taken
+        .iter()
+        .map(|p| serde_json::from_str(&p.body).unwrap())
+        .collect();
+    assert!(matches!(&bodies[0], StreamResponse::Task(task) if task.id == "t"));
+    assert!(matches!(&bodies[1],
+        StreamResponse::StatusUpdate(update) if update.status.state == TaskState::Working));
     let again = configs.take_over().await.unwrap();
     assert!(again.is_empty(), "each taken once: {again:?}");
 }
@@ -183,15 +205,17 @@ async fn postgres_passes_the_suite_orders_two_replicas_and_tells_them_of_each_ot
     use crate::server::store::Notice;
 
     let db = Postgres::start().unwrap();
+    let url = db.url();
+    let base = url.rsplit_once('/').map_or(url.as_str(), |(base, _)| base);
     conformance::pages_run_latest_first_and_filter(&postgres(&db, "pages").await).await;
     conformance::the_log_numbers_events(&postgres(&db, "log").await).await;
     conformance::an_ended_task_takes_no_more_events(&postgres(&db, "ended").await).await;
     conformance::chunks_of_an_artifact_read_back_as_one(&postgres(&db, "chunks").await).await;
     conformance::a_claimed_message_is_a_retry_after(&postgres(&db, "claims").await).await;
+    postgres(&db, "outbox").await.close().await;
+    pushes_outlive_a_process_stopped_before_sending(&format!("{base}/outbox")).await;
 
     let a = postgres(&db, "shared").await;
-    let url = db.url();
-    let base = url.rsplit_once('/').map_or(url.as_str(), |(base, _)| base);
     let b = SqlStore::connect(&format!("{base}/shared")).await.unwrap();
     let mut heard = b.notices().expect("PostgreSQL tells of appends");
     appends_interleave_into_one_log(&a, &b).await;
