@@ -5,6 +5,8 @@ mod classify;
 #[cfg(feature = "duplex")]
 mod head;
 mod id;
+#[cfg(feature = "duplex")]
+mod notification;
 mod request;
 mod request_object;
 mod response;
@@ -14,6 +16,8 @@ pub(crate) use classify::{Incoming, classify, is_object};
 #[cfg(feature = "duplex")]
 pub(crate) use head::Head;
 pub use id::Id;
+#[cfg(feature = "duplex")]
+pub(crate) use notification::Notification;
 pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};
 pub use response::Response;

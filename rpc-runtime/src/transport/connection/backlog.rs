@@ -93,7 +93,9 @@ impl Backlog {
                     order.deliver(shared, message, responses);
                     return Ok(());
                 }
-                Incoming::Notification if is_cancel(cancels, message) => return Ok(()),
+                Incoming::Notification(notification) if is_cancel(cancels, &notification) => {
+                    return Ok(());
+                }
                 _ => {}
             }
         }

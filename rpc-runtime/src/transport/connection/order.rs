@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use super::reader::ToRun;
 use super::schedule::{Kind, Schedule, Ticket};
 use super::{Shared, deliver};
 use crate::Router;
@@ -50,42 +51,35 @@ impl Order {
         self.declared
     }
 
-    /// Admits the next message: a lone notification if `notification`,
-    /// else a request or a batch.
-    pub(super) fn admit(
-        &mut self,
-        router: &Router,
-        message: &[u8],
-        notification: bool,
-    ) -> Admitted {
-        let undeclared = |schedule: &mut Schedule| Admitted {
-            ticket: schedule.admit(match notification {
-                true => Kind::InOrder,
-                false => Kind::Loose,
-            }),
-            key: None,
-            supersedes: None,
-        };
+    /// Admits the next message to run: a lone notification (read at the
+    /// reader, its method and params at hand), or a request or a batch
+    /// (whose head is read here only when the router declares turns).
+    pub(super) fn admit(&mut self, router: &Router, message: &ToRun) -> Admitted {
+        let notification = matches!(message, ToRun::Notification(_));
         if !self.declared {
-            return undeclared(&mut self.schedule);
+            return self.undeclared(notification);
         }
-        if !wire::is_object(message) {
+        let head = match message {
+            ToRun::Notification(read) => Head::of(read),
             // A batch: what its entries declare is not looked into.
-            return Admitted {
-                ticket: self.schedule.admit(Kind::Exclusive),
-                key: None,
-                supersedes: None,
-            };
-        }
-        let Some(head) = Head::read(message) else {
-            return undeclared(&mut self.schedule);
+            ToRun::Message(batch) if !wire::is_object(batch) => {
+                return Admitted {
+                    ticket: self.schedule.admit(Kind::Exclusive),
+                    key: None,
+                    supersedes: None,
+                };
+            }
+            ToRun::Message(request) => match Head::read(request) {
+                Some(head) => head,
+                None => return self.undeclared(false),
+            },
         };
         let Some(turn) = head
             .method
             .as_deref()
             .and_then(|method| router.turn_of(method))
         else {
-            return undeclared(&mut self.schedule);
+            return self.undeclared(notification);
         };
         let kind = match (turn.access(), notification) {
             (Some(crate::Access::Exclusive), _) => Kind::Exclusive,
@@ -102,6 +96,19 @@ impl Order {
             ticket: self.schedule.admit(kind),
             key: key.filter(|_| !notification && matches!(kind, Kind::Shared | Kind::Loose)),
             supersedes,
+        }
+    }
+
+    /// Admits a message whose method declares no turn: a notification in
+    /// order, a request loose.
+    fn undeclared(&mut self, notification: bool) -> Admitted {
+        Admitted {
+            ticket: self.schedule.admit(match notification {
+                true => Kind::InOrder,
+                false => Kind::Loose,
+            }),
+            key: None,
+            supersedes: None,
         }
     }
 
@@ -146,7 +153,7 @@ impl Order {
                     let owners = responses.into_iter().filter(|(id, _)| ids.contains(id));
                     deliver(&shared, &message, owners.collect())
                 }
-                Incoming::Notification | Incoming::ForRouter => {}
+                Incoming::Notification(_) | Incoming::ForRouter => {}
             }
         });
     }
