@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tracing::{Instrument, Span};
 
-use super::backlog::{Backlog, over_budget};
+use super::backlog::{Backlog, Held, over_budget};
 use super::cancel::Cancels;
 use super::order::Order;
 use super::schedule::Ticket;
@@ -59,7 +59,8 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     let mut cancels = Cancels::of(&setup.router, setup.max_in_flight);
     // What was read past while the requests before it waited for room.
     let mut backlog = Backlog::new(setup.max_backlog);
-    // A lone notification the router read and left unrun, to run in its turn.
+    // A lone notification read and not yet run (the router left it for its
+    // turn, or the backlog held it), to run next.
     let mut carried: Option<Notification> = None;
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`). One `Rare` waits for all that
@@ -84,7 +85,13 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             Some(notification) => Read::Notification(notification),
             None => {
                 let read = match backlog.next() {
-                    Some(held) => Some(held),
+                    Some(Held::Read(held)) => Some(held),
+                    Some(Held::Notification(notification)) => {
+                        active.store(true, Ordering::Relaxed);
+                        touch(setup);
+                        carried = Some(notification);
+                        continue;
+                    }
                     None => match interrupts.race(pin!(reader.read_message())).await {
                         Raced::Done(read) => Some(read),
                         Raced::Interrupted(Event::First) => break,
