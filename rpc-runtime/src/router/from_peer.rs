@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::Router;
 use crate::wire::{self, Entry, Message, Notification};
 use crate::{CancelPolicy, Context};
@@ -15,16 +17,29 @@ impl Router {
         self.inner.cancel.as_ref()
     }
 
-    /// Handles one message from the peer of a two-way connection, except a
-    /// lone notification or a response: those it reports unrun, the
-    /// notification as it has read it, for the connection to run it in its
-    /// turn (with [`handle_notification`](Self::handle_notification), not
-    /// read again) and to hand responses to the calls waiting for them. The
-    /// one parse tells them apart, where a scan before the parse would cost
-    /// a request a tenth more.
-    pub(crate) async fn handle_from_peer(&self, message: &[u8], context: &Context) -> FromPeer {
-        match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(Entry::Request(request))) if request.id().is_none() => {
+    /// Handles one message from the peer of a two-way connection. Given
+    /// its text, it reports a lone notification or a response unrun: the
+    /// notification as its parse read it, for the connection to run in its
+    /// turn (handed back here as read, not parsed again), and a response for
+    /// the connection to hand to the call waiting for it. The one parse
+    /// tells them apart, where a scan before the parse would cost a request
+    /// a tenth more.
+    pub(crate) async fn handle_from_peer(
+        &self,
+        message: &PeerMessage,
+        context: &Context,
+    ) -> FromPeer {
+        // One parse and one call of the handler for both, as the request's
+        // path had before notifications came read: that path stays as lean.
+        let (parsed, read) = match message {
+            PeerMessage::Text(text) => (wire::parse(text, self.inner.settings.max_batch_len), false),
+            PeerMessage::Notification(notification) => (
+                Ok(Message::Single(Entry::Request(notification.as_request()))),
+                true,
+            ),
+        };
+        match parsed {
+            Ok(Message::Single(Entry::Request(request))) if request.id().is_none() && !read => {
                 FromPeer::Notification(Notification::of(&request))
             }
             Ok(Message::Single(Entry::Invalid { response: true, .. })) => FromPeer::Response,
@@ -35,18 +50,16 @@ impl Router {
             Err(error) => FromPeer::Reply(Some(wire::failure(None, &error))),
         }
     }
+}
 
-    /// Runs a notification of the peer's, as [`handle_from_peer`](Self::handle_from_peer)
-    /// or the connection's reader has read it. What a notification's
-    /// handler answers (nothing, unless it is refused) is the reply.
-    pub(crate) async fn handle_notification(
-        &self,
-        notification: &Notification,
-        context: &Context,
-    ) -> Option<String> {
-        let entry = Entry::Request(notification.as_request());
-        self.handle_entry(&entry, context).await
-    }
+/// A message from the peer of a two-way connection, as the connection
+/// hands it to the router.
+pub(crate) enum PeerMessage {
+    /// Its text: a request, a batch, or anything the router parses (and
+    /// answers, if it is invalid).
+    Text(Bytes),
+    /// A lone notification, already read.
+    Notification(Notification),
 }
 
 /// What [`Router::handle_from_peer`] did with a message.

@@ -15,7 +15,7 @@ mod guard;
 
 cfg_duplex! {
     mod from_peer;
-    pub(crate) use from_peer::FromPeer;
+    pub(crate) use from_peer::{FromPeer, PeerMessage};
 }
 #[cfg(feature = "http")]
 mod streaming;

@@ -24,12 +24,11 @@
 //! policy's ([`CancelPolicy::cancelled_by`]), an item of one of this end's
 //! subscriptions (`our_subscriptions.rs`, which reads only its params), or
 //! the router's to run in the turn its method asks for (`order.rs`), which
-//! runs it as read ([`Router::handle_notification`]). Responses go to their
+//! runs it as read (`router::PeerMessage::Notification`). Responses go to their
 //! calls; requests and batches are parsed by the router as they run.
 //!
 //! [`wire::Notification`]: crate::wire::Notification
 //! [`CancelPolicy::cancelled_by`]: crate::CancelPolicy::cancelled_by
-//! [`Router::handle_notification`]: crate::Router::handle_notification
 //!
 //! | file | its job |
 //! |---|---|

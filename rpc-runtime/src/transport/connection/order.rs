@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::reader::ToRun;
 use super::schedule::{Kind, Schedule, Ticket};
 use super::{Shared, deliver};
 use crate::Router;
+use crate::router::PeerMessage;
 use crate::wire::{self, Head, Incoming};
 
 /// Admits the peer's requests and notifications into the connection's
@@ -54,22 +54,22 @@ impl Order {
     /// Admits the next message to run: a lone notification (read at the
     /// reader, its method and params at hand), or a request or a batch
     /// (whose head is read here only when the router declares turns).
-    pub(super) fn admit(&mut self, router: &Router, message: &ToRun) -> Admitted {
-        let notification = matches!(message, ToRun::Notification(_));
+    pub(super) fn admit(&mut self, router: &Router, message: &PeerMessage) -> Admitted {
+        let notification = matches!(message, PeerMessage::Notification(_));
         if !self.declared {
             return self.undeclared(notification);
         }
         let head = match message {
-            ToRun::Notification(read) => Head::of(read),
+            PeerMessage::Notification(read) => Head::of(read),
             // A batch: what its entries declare is not looked into.
-            ToRun::Message(batch) if !wire::is_object(batch) => {
+            PeerMessage::Text(batch) if !wire::is_object(batch) => {
                 return Admitted {
                     ticket: self.schedule.admit(Kind::Exclusive),
                     key: None,
                     supersedes: None,
                 };
             }
-            ToRun::Message(request) => match Head::read(request) {
+            PeerMessage::Text(request) => match Head::read(request) {
                 Some(head) => head,
                 None => return self.undeclared(false),
             },

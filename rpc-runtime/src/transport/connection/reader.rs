@@ -19,7 +19,7 @@ use super::order::Order;
 use super::schedule::Ticket;
 use super::writer::{Outbound, Replies};
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
-use crate::router::FromPeer;
+use crate::router::{FromPeer, PeerMessage};
 use crate::transport::sync::in_flight::{InFlight, Permit};
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
 use crate::wire::{self, Incoming, Notification};
@@ -142,7 +142,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         // first: a notification read into its method and params, which the
         // cancel notices, the subscriptions, the order and the router take
         // as they are.
-        let to_run = match message {
+        let for_router = match message {
             Read::Message(message)
                 if inline
                     && !order.is_declared()
@@ -151,12 +151,12 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                     && wire::is_object(&message)
                     && no_calls_waiting(shared) =>
             {
-                ToRun::Message(message)
+                PeerMessage::Text(message)
             }
-            Read::Notification(notification) => ToRun::Notification(notification),
+            Read::Notification(notification) => PeerMessage::Notification(notification),
             Read::Message(message) => match wire::classify(&message) {
-                Incoming::Notification(notification) => ToRun::Notification(notification),
-                Incoming::ForRouter => ToRun::Message(message),
+                Incoming::Notification(notification) => PeerMessage::Notification(notification),
+                Incoming::ForRouter => PeerMessage::Text(message),
                 Incoming::Responses(responses) => {
                     order.deliver(shared, &message, responses);
                     continue;
@@ -169,11 +169,11 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                     // to the router.
                     let requests = Bytes::from(batch_of(&requests));
                     order.deliver(shared, &message, responses);
-                    ToRun::Message(requests)
+                    PeerMessage::Text(requests)
                 }
             },
         };
-        if let ToRun::Notification(notification) = &to_run {
+        if let PeerMessage::Notification(notification) = &for_router {
             if is_cancel(&mut cancels, notification) {
                 continue;
             }
@@ -207,7 +207,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 }
             },
         };
-        let admitted = order.admit(&setup.router, &to_run);
+        let admitted = order.admit(&setup.router, &for_router);
         if let (Some(key), Some(cancels)) = (&admitted.supersedes, cancels.as_mut()) {
             cancels.supersede(key);
         }
@@ -216,9 +216,11 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         // when it can be cancelled: a reference count (on WebSocket, a
         // small allocation), where parsing every request for its id would
         // cost more.
-        let (held, tasks) = match &to_run {
-            ToRun::Message(request) => (cancels.is_some().then(|| request.clone()), &mut requests),
-            ToRun::Notification(_) => (None, &mut notifications),
+        let (held, tasks) = match &for_router {
+            PeerMessage::Text(request) => {
+                (cancels.is_some().then(|| request.clone()), &mut requests)
+            }
+            PeerMessage::Notification(_) => (None, &mut notifications),
         };
         let (ticket, key) = (admitted.ticket, admitted.key);
         if inline {
@@ -229,7 +231,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             // the call is made, so that the call is made in it: moved as a
             // value, the whole future (mostly room for the states it has
             // not reached) would be copied on the way, more than once.
-            let call = serve(ticket, setup, &context, to_run);
+            let call = serve(ticket, setup, &context, for_router);
             let call = Box::into_pin(Box::write(Box::new_uninit(), call));
             // Polled once with the task's context, in place: no future of
             // its own for the first poll (see `Running::inline`).
@@ -255,7 +257,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 Some(Served::Reply(_)) | None => {}
             }
         } else {
-            let call = serve(ticket, setup, &context, to_run);
+            let call = serve(ticket, setup, &context, for_router);
             Running {
                 call,
                 permit,
@@ -310,14 +312,6 @@ enum Read {
     Notification(Notification),
 }
 
-/// What the read loop hands the router: a message the router reads itself
-/// (a request, a batch, what it answers as invalid, or, sent straight to
-/// it, anything), or a lone notification already read.
-pub(super) enum ToRun {
-    Message(Bytes),
-    Notification(Notification),
-}
-
 /// What serving a message came to.
 pub(super) enum Served {
     /// The router's reply, if any.
@@ -334,20 +328,19 @@ pub(super) fn serve(
     ticket: Ticket,
     setup: &Setup,
     context: &Arc<Context>,
-    message: ToRun,
+    message: PeerMessage,
 ) -> impl Future<Output = Served> + Send + 'static {
     let (router, context) = (setup.router.clone(), context.clone());
     async move {
         ticket.turn().await;
-        match message {
-            ToRun::Message(message) => match router.handle_from_peer(&message, &context).await {
-                FromPeer::Reply(reply) => Served::Reply(reply),
-                FromPeer::Notification(notification) => Served::Notification(notification),
-                FromPeer::Response => Served::Response(message),
+        match router.handle_from_peer(&message, &context).await {
+            FromPeer::Reply(reply) => Served::Reply(reply),
+            FromPeer::Notification(notification) => Served::Notification(notification),
+            FromPeer::Response => match message {
+                PeerMessage::Text(message) => Served::Response(message),
+                // A notification read is run, never handed back.
+                PeerMessage::Notification(_) => Served::Reply(None),
             },
-            ToRun::Notification(notification) => {
-                Served::Reply(router.handle_notification(&notification, &context).await)
-            }
         }
     }
 }
