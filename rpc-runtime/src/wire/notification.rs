@@ -15,7 +15,10 @@ pub(crate) struct Notification {
 }
 
 impl Notification {
-    /// The notification `request`, a request without an id, is.
+    /// The notification `request`, a request without an id, is. Kept out
+    /// of line: it is called where requests are parsed, whose path it must
+    /// not lengthen.
+    #[inline(never)]
     pub(crate) fn of(request: &Request<'_>) -> Notification {
         debug_assert!(request.id.is_none(), "a notification has no id");
         Notification {

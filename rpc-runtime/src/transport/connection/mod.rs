@@ -417,6 +417,7 @@ fn send_soon(outbox: &mpsc::Sender<writer::Outbound>, message: String) {
 /// Whether no call of this end waits for a response. A server that never
 /// calls its client (the common case) has handed out no id: it need not
 /// lock the map to know.
+#[inline]
 fn no_calls_waiting(shared: &Shared) -> bool {
     shared.next_id.load(Ordering::Relaxed) == FIRST_ID || lock(&shared.pending).is_empty()
 }
