@@ -17,6 +17,11 @@
 #   bench/run.sh a2a-stores  A2A task stores (memory, SQLite, PostgreSQL): cost per write against
 #                            the Python SDK's InMemoryTaskStore and DatabaseTaskStore
 #                            (a2a-stores/; --duration, --workers, --runs)
+#   bench/run.sh a2a-replicas  A2A: text-agent replicas on one PostgreSQL behind nginx:
+#                            SendMessage + GetTask rounds/s with 1 and 2 replicas and the
+#                            CPU each process took, events/s through a cross-replica
+#                            subscription (a2a-stores/src/replicas.rs; --duration,
+#                            --warmup, --conns, --stream-conns, --runs)
 #   bench/run.sh mcp         MCP: tools/call on typed-rpc-mcp, rmcp and the Python SDK,
 #                            stdio and Streamable HTTP (mcp_bench; --duration, --no-python)
 #   bench/run.sh lsp         LSP: the Tally language server on typed-rpc, tower-lsp-server
@@ -66,6 +71,12 @@ a2a_stores() {
   "${CARGO_TARGET_DIR:-target}/release/a2a_store_bench" "$@"
 }
 
+a2a_replicas() {
+  cargo build --release --quiet -p typed-rpc-bench-a2a-stores --bin a2a_replica_bench
+  (cd .. && cargo build --release --quiet -p typed-rpc-a2a --bin text-agent)
+  "${CARGO_TARGET_DIR:-target}/release/a2a_replica_bench" --agent ../target/release/text-agent "$@"
+}
+
 mcp() {
   cargo build --release --quiet --bin mcp_bench --bin mcp_server_ours --bin mcp_server_rmcp
   # The SDK's pinned packages, as examples/mcp/tests installs them.
@@ -112,6 +123,7 @@ case "$mode" in
   stream) stream "$@" ;;
   a2a) a2a "$@" ;;
   a2a-stores) a2a_stores "$@" ;;
+  a2a-replicas) a2a_replicas "$@" ;;
   eth) eth "$@" ;;
   mcp) mcp "$@" ;;
   lsp) lsp "$@" ;;
@@ -126,5 +138,5 @@ case "$mode" in
     echo
     ./compile_cost.sh
     ;;
-  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | eth | mcp | lsp | lsp-icount)" >&2; exit 2 ;;
+  *) echo "unknown mode $mode (load | inprocess | icount | compile | all | soak | paired | stream | a2a | a2a-stores | a2a-replicas | eth | mcp | lsp | lsp-icount)" >&2; exit 2 ;;
 esac

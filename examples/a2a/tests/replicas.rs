@@ -6,7 +6,8 @@
 //! them; the database stopped and started again mid-run without losing an
 //! acknowledged task; one replica killed (`SIGKILL`) mid-task, its task
 //! failed by the survivor's lease sweep and its subscriber served by the
-//! survivor.
+//! survivor, which also delivers the push notifications the dead replica
+//! left undelivered to a webhook that held them, in order, with their token.
 //!
 //! The test provisions what it needs (through `typed-rpc-test-support`):
 //! a throwaway PostgreSQL cluster, nginx, the pinned Python packages of
@@ -14,10 +15,12 @@
 
 #![cfg(feature = "postgres")]
 
+#[path = "common/held_webhook.rs"]
+mod held_webhook;
 #[path = "common/report.rs"]
 mod report;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,6 +32,7 @@ use typed_rpc_test_support::nginx::Nginx;
 use typed_rpc_test_support::pip::PythonPackages;
 use typed_rpc_test_support::postgres::Postgres;
 
+use held_webhook::{HeldWebhook, Received};
 use report::{list, text};
 
 /// How long a process may take to start, a scenario to run.
@@ -51,7 +55,15 @@ impl Replica {
     /// its card naming `public` when given.
     fn start(name: &str, store: &str, listen: &str, public: Option<&str>) -> Replica {
         let mut command = Command::new(env!("CARGO_BIN_EXE_text-agent"));
-        command.args(["--listen", listen, "--store", store, "--replica", name]);
+        command.args([
+            "--listen",
+            listen,
+            "--store",
+            store,
+            "--replica",
+            name,
+            "--push",
+        ]);
         if let Some(public) = public {
             command.args(["--public-url", public]);
         }
@@ -130,6 +142,12 @@ impl Cluster {
     /// Runs `replicas_client.py <nginx card> <scenario>`, doing what it
     /// asks midway, and returns its report.
     fn run(&mut self, scenario: &str) -> Value {
+        self.run_with(scenario, |_| {})
+    }
+
+    /// As [`run`](Self::run), calling `killed` with the name of the
+    /// replica the scenario has had killed.
+    fn run_with(&mut self, scenario: &str, mut killed: impl FnMut(&str)) -> Value {
         let packages =
             PythonPackages::install(python_dir().join("requirements.txt"), "a2a-python").unwrap();
         let mut command = packages.python(python_dir().join("replicas_client.py"));
@@ -154,6 +172,7 @@ impl Cluster {
             if let Some(task_id) = said["kill"].as_str() {
                 let runner = self.runner_of(task_id);
                 self.kill(&runner);
+                killed(&runner);
             } else if said["restart"] == true {
                 // Away for longer than a call waits for a connection (3 s).
                 std::thread::sleep(Duration::from_millis(500));
@@ -166,20 +185,73 @@ impl Cluster {
     }
 }
 
+/// Starts `slow 100` on the replica at `addr`, its updates pushed to
+/// `webhook` with `token`; returns the task's id.
+fn start_pushed_task(addr: SocketAddr, webhook: &str, token: &str) -> String {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+        "params": {
+            "message": {
+                "messageId": uuid(), "role": "ROLE_USER", "parts": [{"text": "slow 100"}],
+            },
+            "configuration": {
+                "returnImmediately": true,
+                "taskPushNotificationConfig": {"url": webhook, "token": token},
+            },
+        },
+    })
+    .to_string();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /a2a HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         a2a-version: 1.0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (_, json) = reply.split_once("\r\n\r\n").unwrap();
+    let reply: Value = serde_json::from_str(json).unwrap_or_else(|err| panic!("{err}: {reply}"));
+    text(&reply["result"]["task"]["id"]).to_owned()
+}
+
+/// A fresh id, unique enough for one test run.
+fn uuid() -> String {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("push-{nanos}")
+}
+
+/// The updates of the task `task_id` the webhook received.
+fn updates_of<'r>(received: &'r [Received], task_id: &str) -> Vec<&'r Received> {
+    received
+        .iter()
+        .filter(|r| r.body["task"]["id"] == task_id || r.body["statusUpdate"]["taskId"] == task_id)
+        .collect()
+}
+
+/// The update ends its task as failed.
+fn fails(received: &Received) -> bool {
+    received.body["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
+}
+
 /// The `step N of M` numbers of a stream's status events.
 fn steps(events: &[Value]) -> Vec<u32> {
-    events
-        .iter()
-        .filter_map(|e| {
-            e["text"]
-                .as_str()?
-                .strip_prefix("step ")?
-                .split(' ')
-                .next()?
-                .parse()
-                .ok()
-        })
-        .collect()
+    events.iter().filter_map(|e| step(&e["text"])).collect()
+}
+
+/// N, when `text` is `step N of M`.
+fn step(text: &Value) -> Option<u32> {
+    text.as_str()?
+        .strip_prefix("step ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
 }
 
 #[test]
@@ -279,7 +351,70 @@ fn two_replicas_behind_nginx_share_tasks_streams_and_survive_their_database_and_
         "{outage}"
     );
 
-    let kill = cluster.run("kill");
+    // A task on each replica pushing to a webhook that holds what it is
+    // sent: whichever replica dies, its updates are left undelivered.
+    let hook = HeldWebhook::start();
+    let token = "held-token";
+    let pushed: Vec<(String, String)> = cluster
+        .replicas
+        .iter()
+        .map(|(name, replica)| {
+            let task = start_pushed_task(replica.addr, hook.url(), token);
+            (name.clone(), task)
+        })
+        .collect();
+    hook.wait_held(2, PATIENCE);
+    let mut dead = String::new();
+    let kill = cluster.run_with("kill", |name| {
+        dead = name.to_owned();
+        hook.release();
+    });
+    let (_, orphan) = pushed.iter().find(|(name, _)| *name == dead).unwrap();
+    let received = hook
+        .received_when(PATIENCE, |received| {
+            updates_of(received, orphan)
+                .last()
+                .is_some_and(|r| fails(r))
+        })
+        .expect("the survivor pushes the dead replica's updates, up to the task's failure");
+    let updates = updates_of(&received, orphan);
+    assert!(
+        updates.iter().all(|r| r.token.as_deref() == Some(token)),
+        "every update with its token: {updates:?}"
+    );
+    assert_eq!(updates[0].body["task"]["id"], **orphan, "{updates:?}");
+    let pushed_steps: Vec<u32> = updates[1..]
+        .iter()
+        .filter_map(|r| step(&r.body["statusUpdate"]["status"]["message"]["parts"][0]["text"]))
+        .collect();
+    assert!(!pushed_steps.is_empty(), "{updates:?}");
+    assert_eq!(
+        pushed_steps,
+        (1..=pushed_steps.len() as u32).collect::<Vec<_>>(),
+        "every step once, in order: {updates:?}"
+    );
+    assert!(
+        updates.iter().filter(|r| fails(r)).count() == 1 && fails(updates.last().unwrap()),
+        "the failure last, once: {updates:?}"
+    );
+    let left = || {
+        let sql = format!("SELECT count(*) FROM a2a_push_outbox WHERE task_id = '{orphan}'");
+        cluster.db.psql(&sql).unwrap().trim().to_owned()
+    };
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while left() != "0" && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        left(),
+        "0",
+        "the outbox is emptied as updates are delivered"
+    );
+    eprintln!(
+        "push takeover: {} updates of {dead}'s task delivered by the survivor",
+        updates.len()
+    );
+
     assert_eq!(kill["before"]["state"], "TASK_STATE_COMPLETED", "{kill}");
     let seen = list(&kill["seen"]);
     let last_seen = steps(seen).last().copied().unwrap_or(0);

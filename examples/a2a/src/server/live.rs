@@ -5,6 +5,7 @@
 //! what the event weighs, whatever the task's size.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{Mutex, broadcast, watch};
 use tokio::task::AbortHandle;
@@ -102,6 +103,10 @@ pub(crate) struct LiveState {
     push: Option<Arc<PushNotifier>>,
     /// The running turn's agent, stopped on cancel.
     pub(crate) running: Option<AbortHandle>,
+    /// How long an event waits for an unreachable store.
+    patience: Duration,
+    /// An event was given up because the store stayed away past `patience`.
+    pub(crate) store_lost: bool,
     /// The current turn's state, for `SendMessage` to wait on.
     pub(crate) turn: watch::Sender<TurnState>,
     events: broadcast::Sender<Published>,
@@ -113,6 +118,7 @@ pub(crate) struct LiveState {
 pub(crate) struct LiveSettings {
     pub(crate) push: Option<Arc<PushNotifier>>,
     pub(crate) max_task_size: usize,
+    pub(crate) outage_patience: Duration,
 }
 
 impl LiveState {
@@ -154,6 +160,8 @@ impl LiveState {
             owner,
             push: settings.push.clone(),
             running: None,
+            patience: settings.outage_patience,
+            store_lost: false,
             turn: watch::channel(turn).0,
             events: broadcast::channel(SUBSCRIBER_BACKLOG).0,
         }
@@ -174,13 +182,18 @@ impl LiveState {
         self.max_size
     }
 
+    /// How long an event waits for an unreachable store.
+    pub(crate) fn outage_patience(&self) -> Duration {
+        self.patience
+    }
+
     /// Stores the new task as its agent's first event arrives, and tells
     /// everyone: the task is its streams' first event.
     pub(crate) async fn store_new(&mut self, store: &impl TaskStore) -> Result<(), A2aError> {
         let Some(task) = self.unstored.take() else {
             return Ok(());
         };
-        create_surely(store, &task, &self.owner).await?;
+        create_surely(store, &task, &self.owner, self.patience).await?;
         self.tell(1, Some(StreamResponse::Task(task))).await;
         Ok(())
     }
@@ -252,10 +265,13 @@ impl LiveState {
         if self.status.state.is_terminal() {
             return Ok(());
         }
-        let seq = match append_surely(store, &self.id, self.seq, &event).await {
+        let seq = match append_surely(store, &self.id, self.seq, &event, self.patience).await {
             Ok(seq) => seq,
             Err(StoreError::Ended) => return self.ended_elsewhere(store).await,
-            Err(err) => return Err(err.into()),
+            Err(err) => {
+                self.store_lost = matches!(err, StoreError::Unavailable(_));
+                return Err(err.into());
+            }
         };
         self.size = self.size.saturating_add(event_size(&event));
         if let TaskEvent::Status(update) = &event {
@@ -269,7 +285,7 @@ impl LiveState {
     /// the turn on when the task's state changed.
     async fn tell(&mut self, seq: Seq, event: Option<StreamResponse>) {
         if let (Some(push), Some(event)) = (&self.push, &event) {
-            push.notify(&self.id, event).await;
+            push.notify(&self.id, seq, event).await;
         }
         self.seq = self.seq.max(seq);
         // No subscriber is not an error: the event is in the store.

@@ -35,7 +35,7 @@ pub use memory_store::InMemoryTaskStore;
 pub use protocol::{ActiveExtensions, EXTENSIONS_HEADER, VERSION_HEADER};
 pub use push::{MAX_CONFIGS_PER_TASK, PushSettings};
 pub use push_sender::TOKEN_HEADER;
-pub use push_store::{InMemoryPushConfigStore, PushConfigStore};
+pub use push_store::{InMemoryPushConfigStore, PendingPush, PushConfigStore};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::{Backend, SCHEMA_VERSION, SqlOptions, SqlPushConfigStore, SqlStore};
 pub use store::{

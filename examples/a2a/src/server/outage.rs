@@ -2,31 +2,36 @@
 //! restarting): the append is tried again with backoff, and an append whose
 //! commit may have happened before the connection broke is looked for in
 //! the log first, so an event is stored once, never lost and never twice.
+//! A turn whose store stays away past its patience is abandoned, and its
+//! task failed once the store is back ([`fail_when_back`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::live::LiveTask;
 use super::store::{Seq, StoreError, TaskEvent, TaskStore, TaskView};
-use crate::types::Task;
+use crate::types::{Message, Role, Task, TaskState};
 
 /// The first wait before trying again, doubled up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(50);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
 /// How long an event waits for the store to come back before the turn
-/// gives up on it.
+/// gives up on it, unless the handler says otherwise.
 pub(crate) const OUTAGE_PATIENCE: Duration = Duration::from_secs(30);
 
 /// Appends `event` to the task `task_id`, whose latest event this process
 /// knows of is `known`, waiting out an unavailable store for up to
-/// [`OUTAGE_PATIENCE`]. Meanwhile the agent's events queue up behind this
-/// one (the agent waits on its bounded sink).
+/// `patience`. Meanwhile the agent's events queue up behind this one (the
+/// agent waits on its bounded sink).
 pub(crate) async fn append_surely(
     store: &impl TaskStore,
     task_id: &str,
     known: Seq,
     event: &TaskEvent,
+    patience: Duration,
 ) -> Result<Seq, StoreError> {
-    let deadline = tokio::time::Instant::now() + OUTAGE_PATIENCE;
+    let deadline = tokio::time::Instant::now() + patience;
     let mut backoff = MIN_BACKOFF;
     let mut uncertain = false;
     loop {
@@ -77,8 +82,9 @@ pub(crate) async fn create_surely(
     store: &impl TaskStore,
     task: &Task,
     owner: &str,
+    patience: Duration,
 ) -> Result<(), StoreError> {
-    let deadline = tokio::time::Instant::now() + OUTAGE_PATIENCE;
+    let deadline = tokio::time::Instant::now() + patience;
     let mut backoff = MIN_BACKOFF;
     let mut uncertain = false;
     loop {
@@ -99,5 +105,40 @@ pub(crate) async fn create_surely(
             }
             done => return done,
         }
+    }
+}
+
+/// Fails the task of a turn abandoned because its store stayed away past
+/// its patience, once the store is back: the task would otherwise stay
+/// `working` with no process running it (this one is alive, so no lease
+/// sweep ends it). Tries every [`MAX_BACKOFF`] while the store is away,
+/// letting go of the task's lock between tries; stops when the task has
+/// ended (canceled meanwhile) or the store refuses for another reason.
+pub(crate) async fn fail_when_back<S: TaskStore>(store: Arc<S>, live: Arc<LiveTask>) {
+    loop {
+        {
+            let mut state = live.lock().await;
+            if state.status.state.is_terminal() {
+                return;
+            }
+            let why = format!(
+                "the task store was unreachable for longer than {:?}; the agent's turn was \
+                 abandoned and the task failed (it may be sent again)",
+                state.outage_patience()
+            );
+            let message = Message {
+                task_id: Some(state.id.clone()),
+                context_id: Some(state.context_id.clone()),
+                ..Message::text(Role::Agent, super::new_id(), why)
+            };
+            state.store_lost = false;
+            let failed = state
+                .set_status(&*store, TaskState::Failed, Some(message))
+                .await;
+            if failed.is_ok() || !state.store_lost {
+                return;
+            }
+        }
+        tokio::time::sleep(MAX_BACKOFF).await;
     }
 }

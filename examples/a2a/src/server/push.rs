@@ -27,7 +27,10 @@ pub const MAX_CONFIGS_PER_TASK: usize = 10;
 /// state, the task's end included; it can read what it missed with
 /// `GetTask`. A delivery is retried on a connection error, a timeout, `408`,
 /// `429` and `5xx`, after a backoff that doubles each time, up to a bounded
-/// number of attempts; then that update is given up.
+/// number of attempts; then that update is given up. With a push store
+/// that keeps an outbox (`SqlPushConfigStore`), each queued update is also
+/// held there until it is delivered, given up or dropped, and another
+/// process delivers it if this one dies first.
 #[derive(Clone, Debug)]
 pub struct PushSettings {
     pub(crate) attempts: u32,

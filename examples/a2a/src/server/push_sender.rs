@@ -1,6 +1,7 @@
 //! Delivering task updates to webhooks in the background: a bounded queue
 //! and one sender task per webhook of a task, so updates reach each webhook
-//! in order, and a slow or dead one holds up nothing but itself.
+//! in order, and a slow or dead one holds up nothing but itself. An update
+//! leaves the push store's outbox when it is delivered, given up or dropped.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,8 @@ use tokio::task::AbortHandle;
 use typed_rpc::transport::tls::ClientTlsConfig;
 
 use super::push::PushSettings;
+use super::push_store::DynPushConfigStore;
+use super::store::Seq;
 use crate::types::TaskPushNotificationConfig;
 
 /// The header carrying a configuration's `token`, as the reference SDK sends it.
@@ -38,7 +41,16 @@ pub(crate) struct PushSender {
     /// Why `https://` webhooks cannot be reached (no trusted roots), if so.
     no_tls: Option<String>,
     settings: Arc<PushSettings>,
+    /// Where updates are held until they leave their queues.
+    outbox: Arc<dyn DynPushConfigStore>,
     routes: Mutex<HashMap<(String, String), Route>>,
+}
+
+/// An update of a task on its way to one webhook: the event `seq`, as POSTed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Outgoing {
+    pub(crate) seq: Seq,
+    pub(crate) body: Bytes,
 }
 
 /// One webhook's queue and the task sending from it.
@@ -49,7 +61,7 @@ struct Route {
 
 /// Updates waiting for one webhook, the oldest dropped when full.
 struct Queue {
-    bodies: Mutex<VecDeque<Bytes>>,
+    bodies: Mutex<VecDeque<Outgoing>>,
     ready: Notify,
     /// No more updates come: send what is queued, then stop.
     closed: AtomicBool,
@@ -58,7 +70,7 @@ struct Queue {
 impl PushSender {
     /// A sender trusting the webhooks the settings' TLS roots vouch for
     /// (by default the system's, read once per process).
-    pub(crate) fn new(settings: PushSettings) -> Self {
+    pub(crate) fn new(settings: PushSettings, outbox: Arc<dyn DynPushConfigStore>) -> Self {
         let (tls, no_tls) = match settings
             .tls
             .clone()
@@ -80,6 +92,7 @@ impl PushSender {
             client: Client::builder(TokioExecutor::new()).build(connector),
             no_tls,
             settings: Arc::new(settings),
+            outbox,
             routes: Mutex::default(),
         }
     }
@@ -106,28 +119,36 @@ impl PushSender {
         }
     }
 
-    /// Queues `body`, an update of the task `task_id`, for each of its
-    /// webhooks `configs`. After the task's `last` update, its queues close
-    /// and their senders stop once they have sent what is queued.
+    /// Queues `update`, of the task `task_id`, for each of its webhooks
+    /// `configs`. After the task's `last` update, its queues close and
+    /// their senders stop once they have sent what is queued.
     pub(crate) fn send(
         &self,
         task_id: &str,
         configs: &[TaskPushNotificationConfig],
-        body: Bytes,
+        update: Outgoing,
         last: bool,
     ) {
         let mut routes = self.routes.lock().expect("push routes poisoned");
+        let mut left = Vec::new();
         for config in configs {
             let key = (task_id.to_owned(), config.id.clone().unwrap_or_default());
             let route = match routes.get(&key) {
                 Some(route) => route,
-                None => match self.route(config) {
-                    Some(route) => routes.entry(key).or_insert(route),
-                    None => continue,
+                None => match self.route(task_id, config) {
+                    Some(route) => routes.entry(key.clone()).or_insert(route),
+                    None => {
+                        // A URL the policy no longer takes: never sent.
+                        left.push((key.1, update.seq));
+                        continue;
+                    }
                 },
             };
-            route.queue.push(body.clone(), self.settings.queue);
+            if let Some(dropped) = route.queue.push(update.clone(), self.settings.queue) {
+                left.push((key.1, dropped.seq));
+            }
         }
+        self.release(task_id, left);
         if last {
             routes.retain(|(task, _), route| {
                 let keep = task != task_id;
@@ -152,9 +173,23 @@ impl PushSender {
         }
     }
 
-    /// A queue for `config` and the task that sends from it; `None` for a
-    /// URL the policy no longer takes.
-    fn route(&self, config: &TaskPushNotificationConfig) -> Option<Route> {
+    /// Takes the updates `left` (config id, event) of the task `task_id`
+    /// out of the outbox, in the background: they will not be sent.
+    fn release(&self, task_id: &str, left: Vec<(String, Seq)>) {
+        if left.is_empty() {
+            return;
+        }
+        let (outbox, task_id) = (self.outbox.clone(), task_id.to_owned());
+        tokio::spawn(async move {
+            for (config_id, seq) in left {
+                let _ = outbox.release(&task_id, &config_id, seq).await;
+            }
+        });
+    }
+
+    /// A queue for `config` of the task `task_id` and the task that sends
+    /// from it; `None` for a URL the policy no longer takes.
+    fn route(&self, task_id: &str, config: &TaskPushNotificationConfig) -> Option<Route> {
         let webhook = Webhook::new(config, self.settings.webhook_uri(&config.url).ok()?)?;
         let queue = Arc::new(Queue {
             bodies: Mutex::default(),
@@ -162,9 +197,13 @@ impl PushSender {
             closed: AtomicBool::new(false),
         });
         let (client, settings, from) = (self.client.clone(), self.settings.clone(), queue.clone());
+        let (outbox, task_id) = (self.outbox.clone(), task_id.to_owned());
+        let config_id = config.id.clone().unwrap_or_default();
         let sender = tokio::spawn(async move {
-            while let Some(body) = from.next().await {
-                webhook.deliver(&client, &settings, body).await;
+            while let Some(update) = from.next().await {
+                webhook.deliver(&client, &settings, update.body).await;
+                // Delivered or given up: either way, done with.
+                let _ = outbox.release(&task_id, &config_id, update.seq).await;
             }
         });
         Some(Route {
@@ -175,14 +214,16 @@ impl PushSender {
 }
 
 impl Queue {
-    fn push(&self, body: Bytes, capacity: usize) {
+    /// Queues `update`; the oldest queued one when the queue was full.
+    fn push(&self, update: Outgoing, capacity: usize) -> Option<Outgoing> {
         let mut bodies = self.bodies.lock().expect("push queue poisoned");
-        while bodies.len() >= capacity {
-            bodies.pop_front();
-        }
-        bodies.push_back(body);
+        let dropped = (bodies.len() >= capacity)
+            .then(|| bodies.pop_front())
+            .flatten();
+        bodies.push_back(update);
         drop(bodies);
         self.ready.notify_one();
+        dropped
     }
 
     fn close(&self) {
@@ -191,7 +232,7 @@ impl Queue {
     }
 
     /// The oldest queued update; `None` once closed and empty.
-    async fn next(&self) -> Option<Bytes> {
+    async fn next(&self) -> Option<Outgoing> {
         loop {
             if let Some(body) = self.bodies.lock().expect("push queue poisoned").pop_front() {
                 return Some(body);
@@ -291,12 +332,16 @@ mod tests {
             ready: Notify::new(),
             closed: AtomicBool::new(false),
         };
-        for body in ["1", "2", "3"] {
-            queue.push(Bytes::from(body), 2);
-        }
+        let update = |seq| Outgoing {
+            seq,
+            body: Bytes::from(seq.to_string()),
+        };
+        assert_eq!(queue.push(update(1), 2), None);
+        assert_eq!(queue.push(update(2), 2), None);
+        assert_eq!(queue.push(update(3), 2), Some(update(1)));
         queue.close();
-        assert_eq!(queue.next().await, Some(Bytes::from("2")));
-        assert_eq!(queue.next().await, Some(Bytes::from("3")));
+        assert_eq!(queue.next().await, Some(update(2)));
+        assert_eq!(queue.next().await, Some(update(3)));
         assert_eq!(queue.next().await, None);
     }
 }

@@ -6,6 +6,13 @@
 //! A configuration belongs to a task, and through it to the task's owner:
 //! the handler checks that the caller may see the task before it asks the
 //! store anything, so a store keys configurations by task id and config id.
+//!
+//! A store that processes share may also keep an outbox: each update that
+//! is to be pushed stays there, marked as this process's, until it is
+//! delivered or given up, and the updates a process left when it died are
+//! taken over by another ([`PushConfigStore::take_over`]). Without one (the
+//! default, and [`InMemoryPushConfigStore`]), updates wait in this
+//! process's memory only.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -13,8 +20,22 @@ use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 
-use super::store::StoreError;
+use super::store::{Seq, StoreError};
 use crate::types::TaskPushNotificationConfig;
+
+/// An update waiting in an outbox for one webhook: the event `seq` of the
+/// task `task_id`, for its configuration `config_id`, as the JSON POSTed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingPush {
+    /// The task the update is of.
+    pub task_id: String,
+    /// The configuration (webhook) of the task it goes to.
+    pub config_id: String,
+    /// The event's number in the task's log.
+    pub seq: Seq,
+    /// The `StreamResponse` POSTed, as JSON.
+    pub body: String,
+}
 
 /// Keeps the webhooks of tasks. Every configuration the handler passes
 /// has its `id` and `taskId` set.
@@ -45,6 +66,45 @@ pub trait PushConfigStore: Send + Sync + 'static {
         task_id: &str,
         id: &str,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Keeps `body`, the event `seq` of the task `task_id`, in the outbox
+    /// for each webhook the task has, as this process's to deliver. Saving
+    /// or deleting a configuration drops what its webhook has waiting. The
+    /// default keeps nothing.
+    fn hold(
+        &self,
+        task_id: &str,
+        seq: Seq,
+        body: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (task_id, seq, body);
+        async { Ok(()) }
+    }
+
+    /// Removes the event `seq` of the task `task_id` from the outbox of
+    /// its webhook `config_id`: delivered, or given up.
+    fn release(
+        &self,
+        task_id: &str,
+        config_id: &str,
+        seq: Seq,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (task_id, config_id, seq);
+        async { Ok(()) }
+    }
+
+    /// How often [`take_over`](Self::take_over) is worth calling: `None`
+    /// (the default) for a store no other process delivers from.
+    fn takeover_interval(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Makes the outbox updates of processes that stopped (not heard of
+    /// for a lease) this process's, and returns them, each taken by one
+    /// process only.
+    fn take_over(&self) -> impl Future<Output = Result<Vec<PendingPush>, StoreError>> + Send {
+        async { Ok(Vec::new()) }
+    }
 }
 
 /// Configurations in a map of tasks, for one process.
@@ -120,6 +180,24 @@ pub(crate) trait DynPushConfigStore: Send + Sync + 'static {
 
     fn delete<'a>(&'a self, task_id: &'a str, id: &'a str)
     -> BoxFuture<'a, Result<(), StoreError>>;
+
+    fn hold<'a>(
+        &'a self,
+        task_id: &'a str,
+        seq: Seq,
+        body: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    fn release<'a>(
+        &'a self,
+        task_id: &'a str,
+        config_id: &'a str,
+        seq: Seq,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    fn takeover_interval(&self) -> Option<std::time::Duration>;
+
+    fn take_over(&self) -> BoxFuture<'_, Result<Vec<PendingPush>, StoreError>>;
 }
 
 impl<P: PushConfigStore> DynPushConfigStore for P {
@@ -148,5 +226,31 @@ impl<P: PushConfigStore> DynPushConfigStore for P {
         id: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(PushConfigStore::delete(self, task_id, id))
+    }
+
+    fn hold<'a>(
+        &'a self,
+        task_id: &'a str,
+        seq: Seq,
+        body: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(PushConfigStore::hold(self, task_id, seq, body))
+    }
+
+    fn release<'a>(
+        &'a self,
+        task_id: &'a str,
+        config_id: &'a str,
+        seq: Seq,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(PushConfigStore::release(self, task_id, config_id, seq))
+    }
+
+    fn takeover_interval(&self) -> Option<std::time::Duration> {
+        PushConfigStore::takeover_interval(self)
+    }
+
+    fn take_over(&self) -> BoxFuture<'_, Result<Vec<PendingPush>, StoreError>> {
+        Box::pin(PushConfigStore::take_over(self))
     }
 }

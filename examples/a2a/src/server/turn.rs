@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 use super::executor::AgentEvent;
 use super::limits::{message_size, parts_size};
 use super::live::{LiveState, LiveTask};
+use super::outage::fail_when_back;
 use super::store::TaskStore;
 use crate::error::A2aError;
 use crate::types::{Message, Role, TaskState};
@@ -15,14 +16,29 @@ use crate::types::{Message, Role, TaskState};
 /// Reads one turn's agent events into the task until the turn ends. A new
 /// task is stored, and registered with `register`, at its first event
 /// (not for a reply, which makes no task); when the agent stops without
-/// ending the turn, the task fails.
+/// ending the turn, the task fails. A turn whose store stayed away past
+/// its patience is abandoned, and its task failed when the store is back.
 pub(crate) async fn drive_turn<S: TaskStore>(
     store: Arc<S>,
     live: Arc<LiveTask>,
+    agent: mpsc::Receiver<AgentEvent>,
+    register: Option<impl FnOnce(Arc<LiveTask>) + Send>,
+) {
+    read_turn(&*store, &live, agent, register).await;
+    // The agent stops at its next event: its receiver is gone.
+    let store_lost = live.lock().await.store_lost;
+    if store_lost {
+        tokio::spawn(fail_when_back(store, live));
+    }
+}
+
+/// The turn itself: [`drive_turn`] less the ending of an abandoned one.
+async fn read_turn<S: TaskStore>(
+    store: &S,
+    live: &Arc<LiveTask>,
     mut agent: mpsc::Receiver<AgentEvent>,
     mut register: Option<impl FnOnce(Arc<LiveTask>) + Send>,
 ) {
-    let store = &*store;
     while let Some(event) = agent.recv().await {
         let mut state = live.lock().await;
         if let Some(register) = register.take() {

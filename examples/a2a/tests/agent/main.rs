@@ -4,6 +4,7 @@
 mod auth;
 mod card;
 mod large;
+mod outage;
 mod protocol;
 mod push;
 mod push_https;

@@ -26,10 +26,11 @@ use super::limits::TaskLimits;
 use super::live::{LiveSettings, LiveState, LiveTask};
 use super::modes::Modes;
 use super::notifier::PushNotifier;
+use super::outage::OUTAGE_PATIENCE;
 use super::protocol::ProtocolLayer;
 use super::push::PushSettings;
 use super::push_sender::PushSender;
-use super::push_store::PushConfigStore;
+use super::push_store::{DynPushConfigStore, PushConfigStore};
 use super::store::{Snapshot, TaskStore, TaskView};
 use super::{AgentExecutor, new_id};
 use crate::api::A2a;
@@ -65,6 +66,8 @@ pub struct RequestHandler<E, S> {
     deduplicate: bool,
     lenient_version: bool,
     limits: TaskLimits,
+    /// How long a turn's event waits for an unreachable store.
+    outage_patience: Duration,
     modes: Arc<Modes>,
 }
 
@@ -79,6 +82,7 @@ impl<E, S> Clone for RequestHandler<E, S> {
             deduplicate: self.deduplicate,
             lenient_version: self.lenient_version,
             limits: self.limits,
+            outage_patience: self.outage_patience,
             modes: self.modes.clone(),
         }
     }
@@ -119,6 +123,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
             deduplicate: true,
             lenient_version: false,
             limits: TaskLimits::default(),
+            outage_patience: OUTAGE_PATIENCE,
         };
         remote::hear(&handler.shared);
         handler
@@ -147,6 +152,16 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// (2 MiB and 16 MiB by default; see [`TaskLimits`]).
     pub fn limits(mut self, limits: TaskLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// How long a running turn waits, per event, for a task store that
+    /// cannot be reached (30 s by default) before it abandons the turn:
+    /// the agent is stopped, and once the store is back the task is failed
+    /// with a status message saying the store was unreachable. Calls made
+    /// meanwhile answer as unavailable (retryable) at once.
+    pub fn outage_patience(mut self, patience: Duration) -> Self {
+        self.outage_patience = patience;
         self
     }
 
@@ -190,7 +205,10 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
     /// `SendMessage`), kept in `store` and delivered as `settings` say; the
     /// public card then says `pushNotifications: true`. Without it those
     /// methods answer `-32003`. Set it before serving: tasks already live
-    /// keep pushing (or not) as they started.
+    /// keep pushing (or not) as they started. A store with an outbox that
+    /// other processes share ([`PushConfigStore::take_over`]) has the
+    /// updates of processes that died delivered from here, when this is
+    /// called within a Tokio runtime.
     pub fn with_push_notifications(
         mut self,
         store: impl PushConfigStore,
@@ -199,10 +217,13 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         Arc::make_mut(&mut self.card)
             .capabilities
             .push_notifications = Some(true);
-        self.push = Some(Arc::new(PushNotifier {
-            configs: Arc::new(store),
-            sender: PushSender::new(settings),
-        }));
+        let configs: Arc<dyn DynPushConfigStore> = Arc::new(store);
+        let notifier = Arc::new(PushNotifier {
+            sender: PushSender::new(settings, configs.clone()),
+            configs,
+        });
+        PushNotifier::start_takeover(&notifier);
+        self.push = Some(notifier);
         self
     }
 
@@ -234,6 +255,7 @@ impl<E: AgentExecutor, S: TaskStore> RequestHandler<E, S> {
         LiveSettings {
             push: self.push.clone(),
             max_task_size: self.limits.max_task_bytes,
+            outage_patience: self.outage_patience,
         }
     }
 

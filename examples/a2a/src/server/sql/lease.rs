@@ -8,24 +8,29 @@
 //! reached the store for a whole lease, so a database that was away fails
 //! no one's tasks for the beats it could not take.
 //!
+//! The failed status goes to the task's webhooks after the updates the
+//! dead process left in the outbox (see `push.rs`).
+//!
 //! Failing rather than resuming: the agent's work between its last event
 //! and the crash is gone, and an executor run twice could do its side
 //! effects twice.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use sqlx::Row;
 use tokio::sync::oneshot;
 
-use super::{SqlStore, failed, micros_now};
-use crate::server::store::{StoreError, TaskEvent, TaskStore};
+use super::{SqlStore, failed, micros_now, to_json};
+use crate::server::store::{Seq, StoreError, TaskEvent, TaskStore};
 use crate::types::{Message, Role, TaskState, TaskStatus, TaskStatusUpdateEvent};
 
 impl SqlStore {
-    /// Beats and sweeps every `heartbeat` until `stop` is dropped.
-    pub(super) fn start_leases(&self, heartbeat: Duration, lease: Duration) -> oneshot::Sender<()> {
+    /// Beats and sweeps every heartbeat until `stop` is dropped.
+    pub(super) fn start_leases(&self) -> oneshot::Sender<()> {
         let (stop, mut stopped) = oneshot::channel();
         let store = self.clone();
+        let (heartbeat, lease) = (self.heartbeat, self.lease);
         tokio::spawn(async move {
             let mut ticks = tokio::time::interval(heartbeat);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -38,12 +43,14 @@ impl SqlStore {
                 }
                 if store.beat().await.is_err() {
                     reached_since = None;
+                    store.settled.store(false, Ordering::Release);
                     continue;
                 }
                 let since = *reached_since.get_or_insert_with(tokio::time::Instant::now);
                 // After the database was away, every process gets a whole
                 // lease to beat again before anyone's tasks are failed.
                 if since.elapsed() >= lease {
+                    store.settled.store(true, Ordering::Release);
                     let _ = store.sweep(lease).await;
                 }
             }
@@ -70,7 +77,7 @@ impl SqlStore {
         let lease_micros = i64::try_from(lease.as_micros()).unwrap_or(i64::MAX);
         let expired = micros_now().saturating_sub(lease_micros);
         let orphans = sqlx::query(
-            "SELECT t.id, t.context_id FROM a2a_tasks t LEFT JOIN a2a_runners r ON r.id = t.runner
+            "SELECT t.id, t.context_id, t.runner FROM a2a_tasks t LEFT JOIN a2a_runners r ON r.id = t.runner
              WHERE t.runner IS NOT NULL AND t.state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
              AND (r.seen IS NULL OR r.seen < $1) LIMIT 100",
         )
@@ -81,6 +88,7 @@ impl SqlStore {
         for orphan in orphans {
             let task_id: String = orphan.try_get(0).map_err(failed)?;
             let context_id: String = orphan.try_get(1).map_err(failed)?;
+            let runner: String = orphan.try_get(2).map_err(failed)?;
             let why = format!(
                 "the agent process running this task stopped (not heard of for {}s); \
                  the task failed and may be sent again",
@@ -103,10 +111,29 @@ impl SqlStore {
             });
             // Another sweeper may have been first: the task has ended then.
             match self.append(&task_id, &failed_status).await {
-                Ok(_) | Err(StoreError::Ended) => {}
+                Ok(seq) => self.hold_as(&runner, &task_id, seq, failed_status).await?,
+                Err(StoreError::Ended) => {}
                 Err(err) => return Err(err),
             }
         }
         Ok(())
+    }
+
+    /// Puts the event `seq` of `task_id` in the outbox of the task's
+    /// webhooks as the dead `runner`'s, for the process that takes over
+    /// its other updates to deliver after them.
+    async fn hold_as(
+        &self,
+        runner: &str,
+        task_id: &str,
+        seq: Seq,
+        event: TaskEvent,
+    ) -> Result<(), StoreError> {
+        let Some(update) = event.into_stream() else {
+            return Ok(());
+        };
+        self.push_configs()
+            .hold_for(runner, task_id, seq, &to_json(&update)?)
+            .await
     }
 }

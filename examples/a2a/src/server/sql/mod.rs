@@ -10,7 +10,7 @@
 //! | `list.rs` | `ListTasks`' filtered, keyset-paged query |
 //! | `dedup.rs` | the messages seen lately, shared by replicas |
 //! | `lease.rs` | heartbeats, and the tasks of a process that died failed |
-//! | `push.rs` | [`PushConfigStore`](crate::server::PushConfigStore) on a table |
+//! | `push.rs` | [`PushConfigStore`](crate::server::PushConfigStore) on a table, with its outbox |
 //! | `listen.rs` | PostgreSQL's `LISTEN`: other replicas' events as [`Notice`]s |
 //!
 //! Every event is one transaction: it takes the task's row (an `UPDATE`
@@ -38,7 +38,7 @@ mod tasks;
 mod tests;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
 use sqlx::any::AnyPoolOptions;
@@ -124,6 +124,12 @@ pub struct SqlStore {
     notices: Option<broadcast::Sender<Notice>>,
     /// This process, as the runner of the tasks whose turns it starts.
     runner: Arc<str>,
+    /// How often this process beats, and how long another may go unheard of.
+    heartbeat: Duration,
+    lease: Duration,
+    /// This process has reached the store for a whole lease: it may take
+    /// over what processes not heard of for a lease left.
+    settled: Arc<AtomicBool>,
     /// Dropped with the last clone: the listener and the heartbeat then stop.
     _listening: Option<Arc<oneshot::Sender<()>>>,
     _beating: Option<Arc<oneshot::Sender<()>>>,
@@ -184,10 +190,13 @@ impl SqlStore {
             claims: Arc::default(),
             notices,
             runner: format!("{}/{}", options.name, crate::server::new_id()).into(),
+            heartbeat: options.heartbeat,
+            lease: options.lease,
+            settled: Arc::default(),
             _listening: listening,
             _beating: None,
         };
-        let beating = store.start_leases(options.heartbeat, options.lease);
+        let beating = store.start_leases();
         store._beating = Some(Arc::new(beating));
         Ok(store)
     }

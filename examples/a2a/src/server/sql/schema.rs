@@ -53,6 +53,17 @@ const MIGRATIONS: &[&str] = &[
         id TEXT PRIMARY KEY,
         seen BIGINT NOT NULL
     );",
+    // 3: the push notifications not delivered yet, each with the process
+    // delivering it, so a survivor delivers those of a process that died.
+    "CREATE TABLE a2a_push_outbox (
+        task_id TEXT NOT NULL,
+        config_id TEXT NOT NULL,
+        seq BIGINT NOT NULL,
+        body TEXT NOT NULL,
+        runner TEXT NOT NULL,
+        PRIMARY KEY (task_id, config_id, seq)
+    );
+    CREATE INDEX a2a_push_outbox_by_runner ON a2a_push_outbox (runner);",
 ];
 
 /// The schema version this build knows.

@@ -102,6 +102,72 @@ async fn appends_interleave_into_one_log(a: &SqlStore, b: &SqlStore) {
     );
 }
 
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn a_stopped_process_outbox_is_taken_over_once_in_order_then_its_task_failure() {
+    use std::time::Duration;
+
+    use crate::server::push_store::{PendingPush, PushConfigStore};
+    use crate::types::TaskPushNotificationConfig;
+
+    let dir = TempDir::new("a2a-sqlite").unwrap();
+    let url = format!("sqlite:{}", dir.path().join("outbox.db").display());
+    let options = SqlOptions {
+        heartbeat: Duration::from_millis(20),
+        lease: Duration::from_millis(200),
+        ..SqlOptions::default()
+    };
+    let dead = SqlStore::connect_with(&url, options.clone()).await.unwrap();
+    dead.create(&conformance::task("t", "x"), "").await.unwrap();
+    let configs = dead.push_configs();
+    for id in ["hook", "gone"] {
+        let config = TaskPushNotificationConfig {
+            id: Some(id.into()),
+            task_id: Some("t".into()),
+            url: format!("http://127.0.0.1:9/{id}"),
+            token: None,
+            authentication: None,
+        };
+        configs.save(config).await.unwrap();
+    }
+    let working = conformance::status("t", TaskState::Working);
+    assert_eq!(dead.append("t", &working).await.unwrap(), 2);
+    assert_eq!(dead.append("t", &working).await.unwrap(), 3);
+    for seq in [3, 1, 2] {
+        let body = format!("{{\"n\":{seq}}}");
+        configs.hold("t", seq, &body).await.unwrap();
+    }
+    configs.release("t", "hook", 2).await.unwrap();
+    configs.delete("t", "gone").await.unwrap();
+    assert!(
+        configs.take_over().await.unwrap().is_empty(),
+        "none of its own"
+    );
+    dead.close().await;
+    drop((dead, configs));
+
+    // The survivor sweeps the task (failed, event 4) and takes the rest over.
+    let survivor = SqlStore::connect_with(&url, options).await.unwrap();
+    let configs = survivor.push_configs();
+    let mut taken: Vec<PendingPush> = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !taken.iter().any(|p| p.body.contains("TASK_STATE_FAILED")) {
+            taken.extend(configs.take_over().await.unwrap());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the survivor takes the stopped process's updates over");
+    let seqs: Vec<_> = taken
+        .iter()
+        .map(|p| (p.config_id.as_str(), p.seq))
+        .collect();
+    assert_eq!(seqs, [("hook", 1), ("hook", 3), ("hook", 4)], "{taken:?}");
+    assert_eq!(taken[0].body, r#"{"n":1}"#);
+    let again = configs.take_over().await.unwrap();
+    assert!(again.is_empty(), "each taken once: {again:?}");
+}
+
 #[cfg(feature = "postgres")]
 /// A database of its own on `db` for one case.
 async fn postgres(db: &Postgres, name: &str) -> SqlStore {
