@@ -325,13 +325,7 @@ fn a_batch_with_failed_calls_prints_every_entry_and_exits_with_the_rpc_code() {
 fn a_malformed_batch_file_is_a_usage_error() {
     let file = scratch_file("typo.jsonl", "{\"method\": \"sum\", \"parms\": [1]}\n");
     let run = typed_rpc(&["batch", "http://127.0.0.1:1/", file.to_str().unwrap()]);
-    assert_eq!(run.code(), USAGE, "{run:?}");
-    assert!(
-        run.stderr.contains("line 1: unknown field `parms`"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(USAGE, "line 1: unknown field `parms`");
     let run = typed_rpc(&["batch", "http://127.0.0.1:1/", "/nonexistent/calls.json"]);
-    assert_eq!(run.code(), USAGE, "{run:?}");
-    assert!(run.stderr.contains("cannot read"), "{}", run.stderr);
+    run.fails_with(USAGE, "cannot read");
 }

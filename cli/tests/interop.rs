@@ -29,22 +29,22 @@ fn interop_packages() -> NodePackages {
     NodePackages::install(interop_dir()).unwrap()
 }
 
-/// Starts `jayson_server.js TRANSPORT` and returns it with the URL it announces.
+/// Starts `jayson_server.js TRANSPORT` and returns it with the URL it
+/// announces, which takes a path (`/`) over HTTP and WebSocket.
 fn jayson(transport: &str) -> (ChildGuard, String) {
     let mut command = interop_packages().node("jayson_server.js");
     command.arg(transport);
-    ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap()
+    let (server, url) = ChildGuard::serve(&mut command, "listening on ", PATIENCE).unwrap();
+    match transport {
+        "tcp" => (server, url),
+        _ => (server, format!("{url}/")),
+    }
 }
 
 #[test]
 fn calls_jayson_over_http_tcp_and_websocket() {
     for transport in ["http", "tcp", "ws"] {
         let (_server, url) = jayson(transport);
-        let url = if transport == "tcp" {
-            url
-        } else {
-            format!("{url}/")
-        };
         assert_eq!(
             typed_rpc(&["call", &url, "subtract", "42", "23"]).ok(),
             "19\n",
@@ -85,11 +85,6 @@ fn a_batch_and_notifications_to_jayson() {
     );
     for transport in ["http", "tcp", "ws"] {
         let (_server, url) = jayson(transport);
-        let url = if transport == "tcp" {
-            url
-        } else {
-            format!("{url}/")
-        };
         let run = typed_rpc(&["batch", "--compact", &url, file.to_str().unwrap()]);
         assert_eq!(
             run.code(),

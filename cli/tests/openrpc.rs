@@ -60,13 +60,7 @@ fn a_document_file_refuses_a_wrong_call_before_connecting() {
 fn discover_refuses_a_wrong_call_after_asking_the_server_only_for_its_document() {
     let recorder = Recorder::start();
     let run = typed_rpc(&["call", "--discover", &recorder.url, "subtract", "minuend=1"]);
-    assert_eq!(run.code(), USAGE, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("missing its required param `subtrahend`"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(USAGE, "missing its required param `subtrahend`");
     assert_eq!(
         recorder.methods(),
         ["rpc.discover"],
@@ -93,13 +87,7 @@ fn a_batch_is_checked_whole_before_it_is_sent() {
         &recorder.url,
         file.to_str().unwrap(),
     ]);
-    assert_eq!(run.code(), USAGE, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("call 1: the OpenRPC document has no method `ad`"),
-        "{}",
-        run.stderr
-    );
+    run.fails_with(USAGE, "call 1: the OpenRPC document has no method `ad`");
     assert_eq!(recorder.connections(), 0);
 }
 

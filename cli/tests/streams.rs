@@ -107,6 +107,11 @@ impl Streams {
         }
     }
 
+    /// Its URLs over HTTP, WebSocket and TCP.
+    fn network_urls(&self) -> [String; 3] {
+        [self.served.http(), self.served.ws(), self.served.tcp()]
+    }
+
     /// Waits until the server has seen `count` unsubscribe calls.
     fn unsubscribed(&self, count: usize) -> bool {
         settles(|| self.unsubscribes.0.load(Ordering::SeqCst) == count)
@@ -138,17 +143,29 @@ fn stdio_url() -> String {
     )
 }
 
+/// The arguments of `typed-rpc` subscribing to `count` new heads at `url`,
+/// with the notification and unsubscribe names given on the command line.
+fn heads_call<'a>(url: &'a str, count: &'a str) -> [&'a str; 10] {
+    [
+        "call",
+        "--compact",
+        "--notification",
+        "eth_subscription",
+        "--unsubscribe",
+        "eth_unsubscribe",
+        url,
+        "eth_subscribe",
+        "newHeads",
+        count,
+    ]
+}
+
 const THREE: &str = "{\"n\":0,\"square\":0}\n{\"n\":1,\"square\":1}\n{\"n\":2,\"square\":4}\n";
 
 #[test]
 fn each_item_is_printed_over_every_transport_and_the_end_exits_0() {
     let server = Streams::start();
-    for url in [
-        server.served.http(),
-        server.served.ws(),
-        server.served.tcp(),
-        stdio_url(),
-    ] {
+    for url in server.network_urls().into_iter().chain([stdio_url()]) {
         let run = typed_rpc(&["call", "--stream", "--compact", &url, "count", "3"]);
         assert_eq!(run.ok(), THREE, "{url}");
     }
@@ -163,11 +180,7 @@ fn each_item_is_printed_over_every_transport_and_the_end_exits_0() {
 #[test]
 fn an_error_item_ends_the_stream_with_exit_code_5() {
     let server = Streams::start();
-    for url in [
-        server.served.http(),
-        server.served.ws(),
-        server.served.tcp(),
-    ] {
+    for url in server.network_urls() {
         let run = typed_rpc(&["call", "--stream", "--compact", &url, "failing", "2"]);
         assert_eq!(run.code(), 5, "{url}: {run:#?}");
         assert_eq!(
@@ -213,18 +226,7 @@ fn the_document_says_a_method_streams_and_flags_name_its_notifications() {
         ]);
         assert_eq!(run.ok(), THREE, "{url}: no --stream needed");
     }
-    let run = typed_rpc(&[
-        "call",
-        "--compact",
-        "--notification",
-        "eth_subscription",
-        "--unsubscribe",
-        "eth_unsubscribe",
-        &server.served.ws(),
-        "eth_subscribe",
-        "newHeads",
-        "2",
-    ]);
+    let run = typed_rpc(&heads_call(&server.served.ws(), "2"));
     assert_eq!(run.ok(), "\"0x0\"\n\"0x1\"\n");
 }
 
@@ -274,20 +276,7 @@ fn interrupted(args: &[&str]) -> (Run, String) {
 #[test]
 fn ctrl_c_unsubscribes_and_exits_130() {
     let server = Streams::start();
-    let heads = |url: &str| {
-        interrupted(&[
-            "call",
-            "--compact",
-            "--notification",
-            "eth_subscription",
-            "--unsubscribe",
-            "eth_unsubscribe",
-            url,
-            "eth_subscribe",
-            "newHeads",
-            "100000",
-        ])
-    };
+    let heads = |url: &str| interrupted(&heads_call(url, "100000"));
     // Over TCP the server reads the unsubscribe, then the connection's end.
     let (run, first) = heads(&server.served.tcp());
     assert_eq!(first, "\"0x0\"\n");

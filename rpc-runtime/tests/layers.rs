@@ -1,6 +1,7 @@
 //! The runtime's house rules, checked on its sources: no module imports a
-//! layer above it, no file is over 600 lines, and each file opens with a
-//! `//!` line that says its job.
+//! layer above it, no file is over 600 lines, each file opens with a
+//! `//!` line that says its job, and the router gates features only at
+//! its modules' borders.
 //!
 //! The layers (see DESIGN.md): wire → params → router/service → connection
 //! engine → transports → servers and clients. The core reaches the peer
@@ -205,4 +206,35 @@ fn every_source_file_is_short_and_says_its_job() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The core modules whose types carry no feature gates inside: a feature
+/// adds or swaps whole modules, in `cfg_*!` blocks at their borders.
+const GATED_AT_BORDERS: &[&str] = &["router"];
+
+#[test]
+fn feature_gates_sit_at_module_borders() {
+    let root = source_root();
+    let mut failures = Vec::new();
+    for &module in GATED_AT_BORDERS {
+        for file in module_files(&root, module) {
+            let text = fs::read_to_string(&file).unwrap();
+            for (at, line) in text.lines().enumerate() {
+                let code = code_of(line);
+                if code.contains("cfg(feature") || code.contains("cfg(not(feature") {
+                    failures.push(format!(
+                        "{}:{}: {}",
+                        file.strip_prefix(&root).unwrap().display(),
+                        at + 1,
+                        code.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "feature gates inside a core module (gate the module in a `cfg_*!` block):\n{}",
+        failures.join("\n")
+    );
 }

@@ -123,10 +123,34 @@ fn pong(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "result": "pong", "id": id})
 }
 
+/// Waits until the one handler is dropped, and asserts it never returned.
+async fn one_dropped(probe: &Probe) {
+    assert!(
+        probe.until(|p| p.dropped() == 1).await,
+        "the handler is dropped"
+    );
+    assert_dropped(probe, 1);
+}
+
+/// [`one_dropped`], then a clean shutdown of the server.
+async fn one_dropped_then_shut_down(probe: &Probe, handle: ServerHandle) {
+    one_dropped(probe).await;
+    assert!(handle.shutdown().await);
+}
+
 #[track_caller]
 fn assert_dropped(probe: &Probe, count: u64) {
     assert_eq!(probe.dropped(), count, "handlers dropped");
     assert_eq!(probe.finished(), 0, "no handler returned");
+}
+
+/// Asserts the one cancelled handler is dropped and nothing more is
+/// answered for it (the next message is the reply to a ping), then hangs up.
+async fn dropped_and_not_answered(mut peer: Peer, waits: &Waits, handle: ServerHandle) {
+    one_dropped(&waits.probe).await;
+    peer.call(json!(2), "ping", json!([])).await;
+    assert_eq!(peer.next().await, pong(2));
+    hang_up_and_shut_down(peer, handle).await;
 }
 
 /// The LSP preset over a connection: `$/cancelRequest` drops the handler
@@ -139,13 +163,7 @@ async fn lsp_cancel_answers_and_drops() {
 
     peer.notify("$/cancelRequest", json!({"id": 1})).await;
     assert_eq!(peer.next().await, cancelled_32800(json!(1)));
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-
-    // Nothing else was answered for it: the next message is the next reply.
-    peer.call(json!(2), "ping", json!([])).await;
-    assert_eq!(peer.next().await, pong(2));
-    hang_up_and_shut_down(peer, handle).await;
+    dropped_and_not_answered(peer, &waits, handle).await;
 }
 
 #[tokio::test]
@@ -171,12 +189,8 @@ async fn mcp_cancel_drops_the_handler_and_answers_nothing() {
         json!({"requestId": "call-a", "reason": "the user gave up"}),
     )
     .await;
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-    // No answer for `call-a`: the first message after it is the ping's reply.
-    peer.call(json!(2), "ping", json!([])).await;
-    assert_eq!(peer.next().await, pong(2));
-    hang_up_and_shut_down(peer, handle).await;
+    // No answer for `call-a` at all.
+    dropped_and_not_answered(peer, &waits, handle).await;
 }
 
 #[tokio::test]
@@ -404,9 +418,7 @@ async fn a_websocket_client_that_closes_drops_the_handler() {
     assert!(waits.probe.until(|p| p.started() == 1).await);
     call.abort();
     drop(client);
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-    assert!(handle.shutdown().await);
+    one_dropped_then_shut_down(&waits.probe, handle).await;
 }
 
 #[tokio::test]
@@ -427,9 +439,7 @@ async fn a_tcp_peer_that_resets_the_connection_drops_the_handler() {
     #[allow(deprecated)]
     stream.set_linger(Some(Duration::ZERO)).unwrap();
     drop(stream);
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
-    assert!(handle.shutdown().await);
+    one_dropped_then_shut_down(&waits.probe, handle).await;
 }
 
 #[tokio::test]
@@ -476,8 +486,7 @@ async fn the_request_timeout_drops_the_handler() {
     peer.call(json!(1), "wait", json!([])).await;
     let reply = peer.next().await;
     assert_eq!(reply["error"]["message"], "Request timed out", "{reply}");
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     hang_up_and_shut_down(peer, handle).await;
 }
 
@@ -594,8 +603,7 @@ async fn the_shutdown_deadline_drops_the_handler() {
         !handle.shutdown().await,
         "the shutdown did not finish in time"
     );
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
 }
 
 /// A stream's end of input (stdio's stdin closing, or a TCP half close)
@@ -654,8 +662,7 @@ async fn our_websocket_client_cancels_a_call_that_times_out() {
         .with_cancel_notification(CancelPolicy::mcp());
     let impatient = WaiterClient::new(connection.clone().with_timeout(Duration::from_millis(50)));
     assert!(impatient.wait(None).await.unwrap_err().is_timeout());
-    assert!(waits.probe.until(|p| p.dropped() == 1).await);
-    assert_dropped(&waits.probe, 1);
+    one_dropped(&waits.probe).await;
     assert_eq!(WaiterClient::new(connection).ping().await.unwrap(), "pong");
     assert!(handle.shutdown().await);
 }

@@ -6,9 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use typed_rpc::client::{
-    ClientExt, InProcess, OutgoingRequest, Params, Transport, TransportError, TransportErrorKind,
-};
+use typed_rpc::client::{ClientExt, InProcess, OutgoingRequest, Params, Transport};
 use typed_rpc::{ClientError, ErrorObject, Router, RpcResult, rpc};
 
 /// The arguments of an MCP-style `tools/call`.
@@ -121,10 +119,12 @@ pub trait Shapes {
     async fn bump_all(&self, #[params] by: Vec<u64>);
 }
 
-/// Named params for every method, except one that asks for positional.
+/// Named params for every method, except one that asks for positional:
+/// only its client is used, against [`Shapes`]' server, which decodes
+/// either style.
 #[rpc(param_style = "named")]
 pub trait NamedByDefault {
-    #[method(name = "named_greet")]
+    #[method(name = "greet_named")]
     async fn greet(
         &self,
         name: String,
@@ -132,7 +132,7 @@ pub trait NamedByDefault {
         times: Option<u32>,
     ) -> RpcResult<Received>;
 
-    #[method(name = "positional_greet", param_style = "positional")]
+    #[method(name = "greet", param_style = "positional")]
     async fn greet_positional(
         &self,
         name: String,
@@ -140,7 +140,7 @@ pub trait NamedByDefault {
         times: Option<u32>,
     ) -> RpcResult<Received>;
 
-    #[notification(name = "named_bump")]
+    #[notification(name = "bump")]
     async fn bump(&self, by: u64);
 }
 
@@ -188,7 +188,7 @@ impl Shapes for Server {
         greeting: Option<String>,
         times: Option<u32>,
     ) -> RpcResult<Received> {
-        Ok((name, greeting, times))
+        self.greet(name, greeting, times).await
     }
 
     async fn call_tool(&self, call: ToolCall) -> RpcResult<ToolResult> {
@@ -237,36 +237,8 @@ impl Shapes for Server {
     }
 }
 
-impl NamedByDefault for Server {
-    async fn greet(
-        &self,
-        name: String,
-        greeting: Option<String>,
-        times: Option<u32>,
-    ) -> RpcResult<Received> {
-        Ok((name, greeting, times))
-    }
-
-    async fn greet_positional(
-        &self,
-        name: String,
-        greeting: Option<String>,
-        times: Option<u32>,
-    ) -> RpcResult<Received> {
-        Ok((name, greeting, times))
-    }
-
-    async fn bump(&self, by: u64) {
-        self.bumped.fetch_add(by, Ordering::SeqCst);
-    }
-}
-
 fn router(server: &Server) -> Router {
-    Router::builder()
-        .service(Shapes::into_service(server.clone()))
-        .service(NamedByDefault::into_service(server.clone()))
-        .build()
-        .unwrap()
+    Router::new(Shapes::into_service(server.clone()))
 }
 
 /// A client over the in-process transport, and the server behind it.
@@ -275,17 +247,18 @@ fn client() -> (ShapesClient<InProcess>, Server) {
     (ShapesClient::new(InProcess::new(router(&server))), server)
 }
 
-/// A transport that delivers to a router and keeps the text of every message it sent.
+/// A transport that delivers in process and keeps the text of every
+/// message it sent.
 #[derive(Clone)]
 struct Recorder {
-    router: Router,
+    delivery: InProcess,
     sent: Arc<Mutex<Vec<String>>>,
 }
 
 impl Recorder {
     fn new(server: &Server) -> Self {
         Recorder {
-            router: router(server),
+            delivery: InProcess::new(router(server)),
             sent: Arc::default(),
         }
     }
@@ -312,24 +285,16 @@ impl Recorder {
 
 impl Transport for Recorder {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
-        let text = request.to_text(Some(1));
-        self.record(&text);
-        self.router
-            .handle(text.as_bytes())
-            .await
-            .ok_or_else(|| TransportError::new(TransportErrorKind::Closed).into())
+        self.record(&request.to_text(Some(1)));
+        self.delivery.send_request(request).await
     }
 
     async fn send_notification(
         &self,
         notification: OutgoingRequest<'_>,
     ) -> Result<(), ClientError> {
-        let text = notification.to_text(None);
-        self.record(&text);
-        match self.router.handle(text.as_bytes()).await {
-            None => Ok(()),
-            Some(reply) => panic!("a notification was answered: {reply}"),
-        }
+        self.record(&notification.to_text(None));
+        self.delivery.send_notification(notification).await
     }
 }
 

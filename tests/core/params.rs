@@ -119,11 +119,12 @@ async fn ask(method: &str, params: Option<&str>) -> Value {
     reply
 }
 
-/// Asserts the reply is `-32602` with exactly `data`.
-#[track_caller]
-fn assert_invalid_params(reply: &Value, data: Value) {
-    assert_eq!(code_of(reply), -32602, "{reply}");
-    assert_eq!(error_of(reply)["data"], data, "{reply}");
+/// Asserts `method` called with `params` is refused `-32602` with exactly `data`.
+async fn refused(method: &str, params: Option<&str>, data: Value) {
+    let reply = ask(method, params).await;
+    let case = format!("{method} {params:?}: {reply}");
+    assert_eq!(code_of(&reply), -32602, "{case}");
+    assert_eq!(error_of(&reply)["data"], data, "{case}");
 }
 
 #[tokio::test]
@@ -139,6 +140,15 @@ async fn a_method_takes_positional_and_named_params() {
     );
 }
 
+/// Asserts `greet` called with each of `cases`' params received what the
+/// case says.
+async fn greets(cases: &[(&str, Value)]) {
+    for (params, received) in cases {
+        let reply = ask("greet", Some(params)).await;
+        assert_eq!(result_of(&reply), received, "{params}");
+    }
+}
+
 #[tokio::test]
 async fn trailing_options_may_be_left_out_of_positional_params() {
     let cases = [
@@ -147,13 +157,7 @@ async fn trailing_options_may_be_left_out_of_positional_params() {
         (r#"["Ada", null, "!"]"#, json!(["Ada", null, "!"])),
         (r#"["Ada", "Hi", "!"]"#, json!(["Ada", "Hi", "!"])),
     ];
-    for (params, received) in cases {
-        assert_eq!(
-            result_of(&ask("greet", Some(params)).await),
-            &received,
-            "{params}"
-        );
-    }
+    greets(&cases).await;
 }
 
 #[tokio::test]
@@ -173,13 +177,7 @@ async fn optional_named_params_may_be_absent_or_null() {
             json!(["Ada", "Hi", null]),
         ),
     ];
-    for (params, received) in cases {
-        assert_eq!(
-            result_of(&ask("greet", Some(params)).await),
-            &received,
-            "{params}"
-        );
-    }
+    greets(&cases).await;
 }
 
 #[tokio::test]
@@ -200,28 +198,38 @@ async fn a_params_struct_takes_the_whole_params_object() {
         &json!({"tool": "list", "arguments": null})
     );
     // A missing required field is -32602 naming the `#[params]` argument.
-    assert_invalid_params(
-        &ask("tools/call", Some(r#"{"arguments": {}}"#)).await,
+    refused(
+        "tools/call",
+        Some(r#"{"arguments": {}}"#),
         json!({"param": "call", "reason": "missing field `name`"}),
-    );
-    assert_invalid_params(
-        &ask("tools/call", None).await,
+    )
+    .await;
+    refused(
+        "tools/call",
+        None,
         json!({"param": "call", "reason": "missing params: missing field `name`"}),
-    );
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_params_vec_takes_the_whole_params_array() {
     assert_eq!(result_of(&ask("sum", Some("[1, 2, 4]")).await), 7);
     assert_eq!(result_of(&ask("sum", Some("[]")).await), 0);
-    assert_invalid_params(
-        &ask("sum", Some(r#"[1, "two"]"#)).await,
-        json!({"param": "values", "reason": "invalid type: string \"two\", expected i64"}),
-    );
-    assert_invalid_params(
-        &ask("sum", Some(r#"{"values": [1]}"#)).await,
-        json!({"param": "values", "reason": "invalid type: map, expected a sequence"}),
-    );
+    let invalid = |reason| json!({"param": "values", "reason": format!("invalid type: {reason}")});
+    all_refused(&[
+        (
+            "sum",
+            r#"[1, "two"]"#,
+            invalid("string \"two\", expected i64"),
+        ),
+        (
+            "sum",
+            r#"{"values": [1]}"#,
+            invalid("map, expected a sequence"),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
@@ -233,135 +241,142 @@ async fn a_method_without_args_accepts_absent_params_an_empty_array_and_an_empty
             "params {params:?}"
         );
     }
-    assert_invalid_params(
-        &ask("ping", Some("[1]")).await,
-        json!({"position": 0, "reason": "too many params: `ping` takes 0, got 1"}),
-    );
-    assert_invalid_params(
-        &ask("ping", Some(r#"{"verbose": true}"#)).await,
-        json!({"param": "verbose", "reason": "unknown param: `ping` takes no params"}),
-    );
+    let too_many = json!({"position": 0, "reason": "too many params: `ping` takes 0, got 1"});
+    let unknown = json!({"param": "verbose", "reason": "unknown param: `ping` takes no params"});
+    all_refused(&[
+        ("ping", "[1]", too_many),
+        ("ping", r#"{"verbose": true}"#, unknown),
+    ])
+    .await;
 }
 
 #[tokio::test]
 async fn a_wrong_type_names_the_param_its_position_and_serdes_reason() {
-    let data = json!({
-        "param": "subtrahend",
-        "position": 1,
-        "reason": "invalid type: string \"a\", expected i64",
-    });
-    assert_invalid_params(&ask("subtract", Some(r#"[42, "a"]"#)).await, data.clone());
-    assert_invalid_params(
-        &ask("subtract", Some(r#"{"minuend": 42, "subtrahend": "a"}"#)).await,
-        data,
-    );
-    // Named params report the param that was wrong, wherever it stands in the object.
-    assert_invalid_params(
-        &ask("subtract", Some(r#"{"subtrahend": 23, "minuend": 4.5}"#)).await,
-        json!({
-            "param": "minuend",
-            "position": 0,
-            "reason": "invalid type: floating point `4.5`, expected i64",
-        }),
-    );
-    // `null` is no value for a required param.
-    assert_invalid_params(
-        &ask("subtract", Some("[null, 23]")).await,
-        json!({"param": "minuend", "position": 0, "reason": "invalid type: null, expected i64"}),
-    );
-    // An optional param of the wrong type is still an error, not `None`.
-    assert_invalid_params(
-        &ask("greet", Some(r#"["Ada", 5]"#)).await,
-        json!({
-            "param": "greeting",
-            "position": 1,
-            "reason": "invalid type: integer `5`, expected a string",
-        }),
-    );
+    let wrong = |param, position, reason| {
+        let reason = format!("invalid type: {reason}");
+        json!({"param": param, "position": position, "reason": reason})
+    };
+    let a_string = wrong("subtrahend", 1, "string \"a\", expected i64");
+    all_refused(&[
+        ("subtract", r#"[42, "a"]"#, a_string.clone()),
+        (
+            "subtract",
+            r#"{"minuend": 42, "subtrahend": "a"}"#,
+            a_string,
+        ),
+        // Named params report the param that was wrong, wherever it stands in the object.
+        (
+            "subtract",
+            r#"{"subtrahend": 23, "minuend": 4.5}"#,
+            wrong("minuend", 0, "floating point `4.5`, expected i64"),
+        ),
+        // `null` is no value for a required param.
+        (
+            "subtract",
+            "[null, 23]",
+            wrong("minuend", 0, "null, expected i64"),
+        ),
+        // An optional param of the wrong type is still an error, not `None`.
+        (
+            "greet",
+            r#"["Ada", 5]"#,
+            wrong("greeting", 1, "integer `5`, expected a string"),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
 async fn a_missing_required_param_is_named() {
     let data = json!({"param": "subtrahend", "position": 1, "reason": "missing required param"});
-    assert_invalid_params(&ask("subtract", Some("[42]")).await, data.clone());
-    assert_invalid_params(&ask("subtract", Some(r#"{"minuend": 42}"#)).await, data);
+    refused("subtract", Some("[42]"), data.clone()).await;
+    refused("subtract", Some(r#"{"minuend": 42}"#), data).await;
     let first = json!({"param": "minuend", "position": 0, "reason": "missing required param"});
-    assert_invalid_params(&ask("subtract", Some("[]")).await, first.clone());
-    assert_invalid_params(&ask("subtract", Some("{}")).await, first.clone());
-    assert_invalid_params(&ask("subtract", None).await, first);
-    assert_invalid_params(
-        &ask("greet", Some(r#"{"greeting": "Hi"}"#)).await,
+    refused("subtract", Some("[]"), first.clone()).await;
+    refused("subtract", Some("{}"), first.clone()).await;
+    refused("subtract", None, first).await;
+    refused(
+        "greet",
+        Some(r#"{"greeting": "Hi"}"#),
         json!({"param": "name", "position": 0, "reason": "missing required param"}),
-    );
+    )
+    .await;
+}
+
+/// Asserts each of `cases` (a method, its params, what `data` says) is refused.
+async fn all_refused(cases: &[(&str, &str, Value)]) {
+    for (method, params, data) in cases {
+        refused(method, Some(params), data.clone()).await;
+    }
 }
 
 #[tokio::test]
 async fn too_many_positional_params_are_refused() {
-    assert_invalid_params(
-        &ask("subtract", Some("[42, 23, 1]")).await,
-        json!({"position": 2, "reason": "too many params: `subtract` takes 2, got 3"}),
-    );
-    assert_invalid_params(
-        &ask("greet", Some(r#"["Ada", "Hi", "!", "?", "¿"]"#)).await,
-        json!({"position": 3, "reason": "too many params: `greet` takes 3, got 5"}),
-    );
-    assert_invalid_params(
-        &ask("subtract", Some(r#"[42, 23, [1, {"a": [2]}], "x"]"#)).await,
-        json!({"position": 2, "reason": "too many params: `subtract` takes 2, got 4"}),
-    );
+    let too_many = |position, method, takes, got| {
+        let reason = format!("too many params: `{method}` takes {takes}, got {got}");
+        json!({"position": position, "reason": reason})
+    };
+    all_refused(&[
+        ("subtract", "[42, 23, 1]", too_many(2, "subtract", 2, 3)),
+        (
+            "greet",
+            r#"["Ada", "Hi", "!", "?", "¿"]"#,
+            too_many(3, "greet", 3, 5),
+        ),
+        (
+            "subtract",
+            r#"[42, 23, [1, {"a": [2]}], "x"]"#,
+            too_many(2, "subtract", 2, 4),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
 async fn an_unknown_named_param_is_refused() {
-    assert_invalid_params(
-        &ask(
+    let unknown = |param| {
+        let reason = "unknown param; expected one of `minuend`, `subtrahend`";
+        json!({"param": param, "reason": reason})
+    };
+    all_refused(&[
+        (
             "subtract",
-            Some(r#"{"minuend": 42, "subtrahend": 23, "extra": 1}"#),
-        )
-        .await,
-        json!({
-            "param": "extra",
-            "reason": "unknown param; expected one of `minuend`, `subtrahend`",
-        }),
-    );
-    // Names are case-sensitive.
-    assert_invalid_params(
-        &ask("subtract", Some(r#"{"Minuend": 42, "subtrahend": 23}"#)).await,
-        json!({
-            "param": "Minuend",
-            "reason": "unknown param; expected one of `minuend`, `subtrahend`",
-        }),
-    );
+            r#"{"minuend": 42, "subtrahend": 23, "extra": 1}"#,
+            unknown("extra"),
+        ),
+        // Names are case-sensitive.
+        (
+            "subtract",
+            r#"{"Minuend": 42, "subtrahend": 23}"#,
+            unknown("Minuend"),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
 async fn a_duplicate_named_param_is_refused() {
-    assert_invalid_params(
-        &ask(
+    let duplicate = |param, position| json!({"param": param, "position": position, "reason": "duplicate param"});
+    all_refused(&[
+        (
             "subtract",
-            Some(r#"{"minuend": 42, "subtrahend": 23, "minuend": 1}"#),
-        )
-        .await,
-        json!({"param": "minuend", "position": 0, "reason": "duplicate param"}),
-    );
-    // Out of order too.
-    assert_invalid_params(
-        &ask(
+            r#"{"minuend": 42, "subtrahend": 23, "minuend": 1}"#,
+            duplicate("minuend", 0),
+        ),
+        // Out of order too.
+        (
             "subtract",
-            Some(r#"{"subtrahend": 23, "minuend": 42, "subtrahend": 1}"#),
-        )
-        .await,
-        json!({"param": "subtrahend", "position": 1, "reason": "duplicate param"}),
-    );
-    // Even when the first value was `null` for an optional param.
-    assert_invalid_params(
-        &ask(
+            r#"{"subtrahend": 23, "minuend": 42, "subtrahend": 1}"#,
+            duplicate("subtrahend", 1),
+        ),
+        // Even when the first value was `null` for an optional param.
+        (
             "greet",
-            Some(r#"{"name": "Ada", "greeting": null, "greeting": "Hi"}"#),
-        )
-        .await,
-        json!({"param": "greeting", "position": 1, "reason": "duplicate param"}),
-    );
+            r#"{"name": "Ada", "greeting": null, "greeting": "Hi"}"#,
+            duplicate("greeting", 1),
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]
@@ -398,10 +413,12 @@ async fn allow_unknown_params_on_a_trait_ignores_unknown_named_params_in_every_m
         result_of(&ask("status", Some(r#"{"verbose": true}"#)).await),
         "ok"
     );
-    assert_invalid_params(
-        &ask("divide", Some(r#"{"dividend": 42, "round": "down"}"#)).await,
+    refused(
+        "divide",
+        Some(r#"{"dividend": 42, "round": "down"}"#),
         json!({"param": "divisor", "position": 1, "reason": "missing required param"}),
-    );
+    )
+    .await;
 }
 
 #[tokio::test]

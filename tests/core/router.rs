@@ -9,7 +9,7 @@ use crate::support::{Calc, Calculator, call, code_of, error_of, result_of, send}
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use typed_rpc::{BuildError, Router, RpcResult, rpc};
+use typed_rpc::{BuildError, Router, RpcResult, RpcService, rpc};
 
 /// The `id` member of a reply exactly as the router wrote it.
 fn raw_id(reply: &str) -> String {
@@ -125,9 +125,7 @@ async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
         ),
     ];
     for (request, id) in with_id {
-        let reply = call(&router, request).await;
-        assert_eq!(code_of(&reply), -32600, "{request} -> {reply}");
-        assert_eq!(reply["id"], id, "{request} -> {reply}");
+        answers_one_error(&router, request, -32600, id).await;
     }
     // Without a readable id the reply still comes, with `id: null`: an
     // invalid request is not a notification.
@@ -142,10 +140,16 @@ async fn an_invalid_request_echoes_its_id_when_it_can_be_read() {
         "null",
     ];
     for request in without_id {
-        let reply = call(&router, request).await;
-        assert_eq!(code_of(&reply), -32600, "{request} -> {reply}");
-        assert_eq!(reply["id"], Value::Null, "{request} -> {reply}");
+        answers_one_error(&router, request, -32600, Value::Null).await;
     }
+}
+
+/// Asserts `message` is answered by one error object with `code` and `id`.
+async fn answers_one_error(router: &Router, message: &str, code: i64, id: Value) {
+    let reply = call(router, message).await;
+    assert!(reply.is_object(), "{message:?} -> {reply}");
+    assert_eq!(code_of(&reply), code, "{message:?} -> {reply}");
+    assert_eq!(reply["id"], id, "{message:?} -> {reply}");
 }
 
 #[tokio::test]
@@ -160,16 +164,10 @@ async fn an_invalid_entry_of_a_batch_echoes_its_id_when_it_can_be_read() {
         ]"#,
     )
     .await;
-    let mut got: Vec<String> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| match r.get("error") {
-            Some(error) => format!("{} error {}", r["id"], error["code"]),
-            None => format!("{} result {}", r["id"], r["result"]),
-        })
-        .collect();
-    got.sort();
+    let got = sorted(&reply, |r| match r.get("error") {
+        Some(error) => format!("{} error {}", r["id"], error["code"]),
+        None => format!("{} result {}", r["id"], r["result"]),
+    });
     assert_eq!(
         got,
         [
@@ -192,10 +190,7 @@ async fn a_message_that_is_not_json_gets_one_parse_error_with_a_null_id() {
         r#"{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1} {}"#,
         r#"[{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1}] []"#,
     ] {
-        let reply = call(&router, message).await;
-        assert!(reply.is_object(), "{message:?} -> {reply}");
-        assert_eq!(code_of(&reply), -32700, "{message:?} -> {reply}");
-        assert_eq!(reply["id"], Value::Null, "{message:?} -> {reply}");
+        answers_one_error(&router, message, -32700, Value::Null).await;
     }
 }
 
@@ -275,15 +270,20 @@ async fn merged_services_each_answer_their_own_methods() {
         ]"#,
     )
     .await;
-    let mut got: Vec<String> = reply
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| format!("{}={}", r["id"], result_of(r)))
-        .collect();
-    got.sort();
+    let got = sorted(&reply, |r| format!("{}={}", r["id"], result_of(r)));
     assert_eq!(got, [r#""g"="Hello, Bob!""#, r#""s"=7"#]);
     assert_eq!(calc.total(), 10);
+}
+
+/// Each entry of the batch `reply` as `show` writes it, sorted: the
+/// entries of a batch reply may come in any order.
+fn sorted(reply: &Value, show: impl Fn(&Value) -> String) -> Vec<String> {
+    let entries = reply
+        .as_array()
+        .unwrap_or_else(|| panic!("a batch reply: {reply}"));
+    let mut shown: Vec<String> = entries.iter().map(show).collect();
+    shown.sort();
+    shown
 }
 
 /// Defines `subtract` again.
@@ -314,13 +314,15 @@ impl AliasedMinus for Sub {
     }
 }
 
+/// The error of building a router of `first` then `second`.
+fn build_error(first: impl RpcService, second: impl RpcService) -> BuildError {
+    let built = Router::builder().service(first).service(second).build();
+    built.expect_err("two services that define one name")
+}
+
 #[test]
 fn a_name_defined_by_two_services_is_a_build_error() {
-    let err = Router::builder()
-        .service(Calc::default().into_service())
-        .service(Minus::into_service(Sub))
-        .build()
-        .unwrap_err();
+    let err = build_error(Calc::default().into_service(), Minus::into_service(Sub));
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
@@ -337,31 +339,32 @@ fn a_name_defined_by_two_services_is_a_build_error() {
 
 #[test]
 fn an_alias_clashing_with_a_name_of_another_service_is_a_build_error() {
-    let err = Router::builder()
-        .service(Calc::default().into_service())
-        .service(AliasedMinus::into_service(Sub))
-        .build()
-        .unwrap_err();
+    let err = build_error(
+        Calc::default().into_service(),
+        AliasedMinus::into_service(Sub),
+    );
+    let (first, second) = ("Calculator", "AliasedMinus");
+    let method = "subtract";
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
-            method: "subtract",
-            first: "Calculator",
-            second: "AliasedMinus",
+            method,
+            first,
+            second
         }
     );
     // In the other order the alias comes first.
-    let err = Router::builder()
-        .service(AliasedMinus::into_service(Sub))
-        .service(Calc::default().into_service())
-        .build()
-        .unwrap_err();
+    let err = build_error(
+        AliasedMinus::into_service(Sub),
+        Calc::default().into_service(),
+    );
+    let (first, second) = (second, first);
     assert_eq!(
         err,
         BuildError::DuplicateMethod {
-            method: "subtract",
-            first: "AliasedMinus",
-            second: "Calculator",
+            method,
+            first,
+            second
         }
     );
 }

@@ -47,23 +47,13 @@ async fn check_round_trip<T: Transport + Clone>(transport: T) {
     ));
 
     // The wire object behind the typed variant, as an untyped caller sees it.
-    let params = Params::from_value(&("a",)).unwrap();
-    let err = transport
-        .call::<String>("kv_get", Some(params))
-        .await
-        .unwrap_err();
-    let object = err.rpc_error().unwrap();
+    let object = kv_get_error(&transport, "a").await;
     assert_eq!((object.code(), object.message()), (1001, "Key not found"));
     assert_eq!(
         object.data_as::<Value>().unwrap().unwrap(),
         json!({"key": "a", "similar": "as"})
     );
-    let params = Params::from_value(&("readonly",)).unwrap();
-    let err = transport
-        .call::<String>("kv_get", Some(params))
-        .await
-        .unwrap_err();
-    let object = err.rpc_error().unwrap();
+    let object = kv_get_error(&transport, "readonly").await;
     assert_eq!((object.code(), object.message()), (-32001, "Read only"));
     assert!(object.data().is_none(), "a unit variant has no data");
 
@@ -76,6 +66,18 @@ async fn check_round_trip<T: Transport + Clone>(transport: T) {
     // A method returning `RpcResult` keeps the untyped error.
     let len: Result<u64, ClientError> = kv.len().await;
     assert_eq!(len.unwrap(), 0);
+}
+
+/// The error object an untyped `kv_get` of `key` fails with.
+async fn kv_get_error<T: Transport>(transport: &T, key: &str) -> ErrorObject {
+    let params = Params::from_value(&(key,)).unwrap();
+    let err = transport
+        .call::<String>("kv_get", Some(params))
+        .await
+        .unwrap_err();
+    err.rpc_error()
+        .cloned()
+        .unwrap_or_else(|| panic!("not an error object: {err}"))
 }
 
 #[tokio::test]

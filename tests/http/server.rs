@@ -2,7 +2,9 @@
 //! mounted in axum), the client, and the generated typed client over it.
 
 use crate::support;
-use crate::support::calculator::{Calc, CalculatorClient, serve, server_of};
+use crate::support::calculator::{
+    Calc, CalculatorClient, check_request_shapes, serve, serve_calc, server_of,
+};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -340,11 +342,7 @@ async fn slow_headers_are_cut_off() {
 async fn graceful_shutdown_finishes_calls_in_flight_and_refuses_new_connections() {
     let calc = Calc::default();
     let started = calc.slow_started.clone();
-    let handle = server_of(calc, Limits::default())
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
+    let (handle, addr) = serve_calc(calc, Limits::default()).await;
     let client = typed(addr);
     let slow = tokio::spawn(async move { client.slow(300).await });
     started.notified().await;
@@ -469,17 +467,7 @@ async fn mounts_in_axum_under_tower_layers() {
 async fn typed_client_calls_every_method_shape() {
     let (_handle, addr) = serve(Limits::default()).await;
     let client = typed(addr);
-    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
-    assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
-    assert_eq!(client.get_data().await.unwrap(), ("hello".to_owned(), 5));
-    assert_eq!(
-        client.greet("Ada".into(), None).await.unwrap(),
-        "Hello, Ada!"
-    );
-    assert_eq!(
-        client.greet("Ada".into(), Some("Hi".into())).await.unwrap(),
-        "Hi, Ada!"
-    );
+    check_request_shapes(&client).await;
     client.update(vec![1, 2, 3]).await.unwrap();
     client.notify_hello(1).await.unwrap();
     client.notify_sum(vec![4]).await.unwrap();
@@ -526,14 +514,11 @@ async fn batches_are_one_post() {
         .unwrap();
     assert_eq!(replies.get(&difference).unwrap(), 19);
     assert_eq!(replies.get(&data).unwrap(), ("hello".to_owned(), 5));
+    let missing = replies.get(&missing).unwrap_err();
     assert_eq!(
-        replies
-            .get(&missing)
-            .unwrap_err()
-            .rpc_error()
-            .unwrap()
-            .code(),
-        -32601
+        missing.rpc_error().map(|e| e.code()),
+        Some(-32601),
+        "{missing}"
     );
 
     let mut notifications = Batch::new();
@@ -700,17 +685,21 @@ async fn a_reply_over_the_clients_limit_is_refused() {
     );
 }
 
+/// Asserts `call` failed with an HTTP `status`.
+#[track_caller]
+fn assert_http_status<T: std::fmt::Debug>(call: Result<T, ClientError>, status: u16) {
+    let err = call.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Http(e) if e.status() == status),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn calls_not_marked_idempotent_are_sent_once() {
     let (addr, hits) = stub(|_, _| status(503, Some("0"))).await;
-    let err = retrying(addr, quick_retries(5))
-        .add(1, 2)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, ClientError::Http(e) if e.status() == 503),
-        "{err}"
-    );
+    let err = retrying(addr, quick_retries(5)).add(1, 2).await;
+    assert_http_status(err, 503);
     assert_eq!(hits.load(Ordering::SeqCst), 1);
 }
 
@@ -733,14 +722,8 @@ async fn idempotent_calls_are_retried() {
 
     // No more than the policy's attempts.
     let (addr, hits) = stub(|_, _| status(504, None)).await;
-    let err = retrying(addr, quick_retries(3))
-        .subtract(1, 1)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, ClientError::Http(e) if e.status() == 504),
-        "{err}"
-    );
+    let err = retrying(addr, quick_retries(3)).subtract(1, 1).await;
+    assert_http_status(err, 504);
     assert_eq!(hits.load(Ordering::SeqCst), 3);
 
     // No retries without a policy.

@@ -110,26 +110,37 @@ fn missing_subtrahend() -> Value {
     json!({"param": "subtrahend", "position": 1, "reason": "missing required param"})
 }
 
+/// The reply to the request `id` among the `replies` to `batch`.
+#[track_caller]
+fn reply_to<'a>(replies: &'a [Value], id: &Value, batch: &Value) -> &'a Value {
+    replies
+        .iter()
+        .find(|reply| &reply["id"] == id)
+        .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
+}
+
 /// The result of a raw response, after checking it is a success for `id`.
 #[track_caller]
 fn result_for<'a>(response: &'a Value, id: &Value) -> &'a Value {
-    assert_eq!(response["jsonrpc"], "2.0", "{response}");
-    assert_eq!(&response["id"], id, "the id is echoed: {response}");
-    assert!(response.get("error").is_none(), "{response}");
-    response
-        .get("result")
-        .unwrap_or_else(|| panic!("no result: {response}"))
+    outcome_for(response, id, "result", "error")
 }
 
 /// The error object of a raw response, after checking it is a failure for `id`.
 #[track_caller]
 fn error_for<'a>(response: &'a Value, id: &Value) -> &'a Value {
+    outcome_for(response, id, "error", "result")
+}
+
+/// The member `wanted` of a raw response, after checking it is a 2.0
+/// response for `id` without the member `other`.
+#[track_caller]
+fn outcome_for<'a>(response: &'a Value, id: &Value, wanted: &str, other: &str) -> &'a Value {
     assert_eq!(response["jsonrpc"], "2.0", "{response}");
     assert_eq!(&response["id"], id, "the id is echoed: {response}");
-    assert!(response.get("result").is_none(), "{response}");
+    assert!(response.get(other).is_none(), "{response}");
     response
-        .get("error")
-        .unwrap_or_else(|| panic!("no error: {response}"))
+        .get(wanted)
+        .unwrap_or_else(|| panic!("no {wanted}: {response}"))
 }
 
 /// The result of a jayson exchange: `{sent_id, reply}`.
@@ -282,12 +293,7 @@ fn check_jayson_calls(report: &Value) {
         .as_array()
         .expect("a batch reply is an array");
     assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
-    let reply_to = |id: &Value| {
-        replies
-            .iter()
-            .find(|reply| &reply["id"] == id)
-            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
-    };
+    let reply_to = |id| reply_to(replies, id, batch);
     assert_eq!(result_for(reply_to(&ids[0]), &ids[0]), 30);
     assert_eq!(result_for(reply_to(&ids[1]), &ids[1]), &json!(["hello", 5]));
     let error = error_for(reply_to(&ids[3]), &ids[3]);
@@ -297,31 +303,30 @@ fn check_jayson_calls(report: &Value) {
     );
 }
 
+/// The `member` (`ok` or `error`) of the jsonrpcclient call `name` in
+/// `report`, after checking the reply echoed the id it was sent with.
+#[track_caller]
+fn jsonrpcclient_outcome<'a>(report: &'a Value, name: &str, member: &str) -> &'a Value {
+    let outcome = &report[name];
+    assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
+    outcome
+        .get(member)
+        .unwrap_or_else(|| panic!("{name}: no {member}: {outcome}"))
+}
+
 /// jsonrpcclient (PyPI) builds the messages and parses the replies,
 /// requests carries them.
 #[test]
 fn jsonrpcclient_calls_the_calculator_over_http() {
     let (_server, url) = serve_calculator(&["--http", "127.0.0.1:0"]);
     let report = report(python("jsonrpcclient_http.py", &[&format!("{url}/")]));
-    let ok = |name: &str| {
-        let outcome = &report[name];
-        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
-        outcome
-            .get("ok")
-            .unwrap_or_else(|| panic!("{name} failed: {outcome}"))
-    };
+    let ok = |name| jsonrpcclient_outcome(&report, name, "ok");
     assert_eq!(ok("subtract_positional"), 19);
     assert_eq!(ok("subtract_named"), 19);
     assert_eq!(ok("sum"), 7);
     assert_eq!(ok("get_data"), &json!(["hello", 5]));
     assert_eq!(report["notification"], json!({"status": 204, "body": ""}));
-    let error = |name: &str| {
-        let outcome = &report[name];
-        assert_eq!(outcome["id"], outcome["sent_id"], "{name}: {outcome}");
-        outcome
-            .get("error")
-            .unwrap_or_else(|| panic!("{name} did not fail: {outcome}"))
-    };
+    let error = |name| jsonrpcclient_outcome(&report, name, "error");
     assert_eq!(error("unknown_method")["code"], -32601);
     let wrong_type = error("wrong_type");
     assert_eq!(wrong_type["code"], -32602);
@@ -335,12 +340,7 @@ fn jsonrpcclient_calls_the_calculator_over_http() {
     let ids = &batch["sent_ids"];
     let replies = batch["replies"].as_array().unwrap();
     assert_eq!(replies.len(), 3, "no entry for the notification: {batch}");
-    let reply_to = |id: &Value| {
-        replies
-            .iter()
-            .find(|reply| &reply["id"] == id)
-            .unwrap_or_else(|| panic!("no reply for {id}: {batch}"))
-    };
+    let reply_to = |id| reply_to(replies, id, batch);
     assert_eq!(reply_to(&ids[0])["ok"], 30);
     assert_eq!(reply_to(&ids[1])["ok"], json!(["hello", 5]));
     let missing = &reply_to(&ids[3])["error"];

@@ -121,7 +121,8 @@ fn router() -> Router {
 
 /// A login holds for the later calls of its connection alone, until the
 /// logout.
-async fn check_a_connection(first: &SessionClient<Connection>, other: &SessionClient<Connection>) {
+async fn check_a_connection(first: Connection, other: Connection) {
+    let (first, other) = (SessionClient::new(first), SessionClient::new(other));
     let unauthorized = first.whoami().await.unwrap_err();
     assert_eq!(unauthorized.rpc_error().unwrap().code(), 4001);
     assert_eq!(first.login("alice-token".into()).await.unwrap(), "alice");
@@ -149,18 +150,15 @@ async fn a_login_holds_for_the_later_calls_of_its_tcp_connection() {
         .serve_tcp("127.0.0.1:0", Framing::Lines)
         .await
         .unwrap();
-    let first = SessionClient::new(connect::tcp(&handle).await);
-    let other = SessionClient::new(connect::tcp(&handle).await);
-    check_a_connection(&first, &other).await;
+    check_a_connection(connect::tcp(&handle).await, connect::tcp(&handle).await).await;
     assert!(handle.shutdown().await);
 }
 
 #[tokio::test]
 async fn a_login_holds_for_the_later_calls_of_its_websocket() {
     let handle = serve_http().await;
-    let first = SessionClient::new(connect::websocket(&handle).await);
-    let other = SessionClient::new(connect::websocket(&handle).await);
-    check_a_connection(&first, &other).await;
+    let first = connect::websocket(&handle).await;
+    check_a_connection(first, connect::websocket(&handle).await).await;
     assert!(handle.shutdown().await);
 }
 
@@ -173,14 +171,11 @@ async fn a_login_holds_for_the_later_calls_of_a_byte_stream() {
         let handle = server.serve_stream(read, write, Framing::Lines);
         let (read, write) = tokio::io::split(client_end);
         let connection = StreamConnector::new(Framing::Lines).connect(read, write);
-        (
-            handle,
-            SessionClient::new(connection.with_timeout(connect::PATIENCE)),
-        )
+        (handle, connection.with_timeout(connect::PATIENCE))
     };
     let (first_handle, first) = connect();
     let (other_handle, other) = connect();
-    check_a_connection(&first, &other).await;
+    check_a_connection(first, other).await;
     assert!(first_handle.shutdown().await);
     assert!(other_handle.shutdown().await);
 }

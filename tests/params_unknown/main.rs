@@ -97,13 +97,19 @@ async fn put(router: &Router, method: &str, params: Value) -> Value {
     call(router, &request(method, params)).await
 }
 
+/// Asserts `reply` is `-32602` with exactly `data`.
+#[track_caller]
+fn assert_refused(reply: &Value, data: Value) {
+    assert_eq!(code_of(reply), -32602, "{reply}");
+    assert_eq!(error_of(reply)["data"], data, "{reply}");
+}
+
 #[tokio::test]
 async fn an_unknown_top_level_member_is_refused() {
     let reply = put(&store(), "put", json!({"entries": [], "bogus": 1})).await;
-    assert_eq!(code_of(&reply), -32602);
-    assert_eq!(
-        error_of(&reply)["data"],
-        json!({"param": "batch", "path": "/bogus", "reason": "unknown field `bogus`"})
+    assert_refused(
+        &reply,
+        json!({"param": "batch", "path": "/bogus", "reason": "unknown field `bogus`"}),
     );
 }
 
@@ -111,10 +117,9 @@ async fn an_unknown_top_level_member_is_refused() {
 async fn an_unknown_nested_member_is_refused_with_its_path() {
     let params = json!({"entries": [{"key": "a"}, {"key": "b", "colour": "red"}]});
     let reply = put(&store(), "put", params).await;
-    assert_eq!(code_of(&reply), -32602);
-    assert_eq!(
-        error_of(&reply)["data"],
-        json!({"param": "batch", "path": "/entries/1/colour", "reason": "unknown field `colour`"})
+    assert_refused(
+        &reply,
+        json!({"param": "batch", "path": "/entries/1/colour", "reason": "unknown field `colour`"}),
     );
 }
 

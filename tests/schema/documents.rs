@@ -97,13 +97,10 @@ fn whole_params_that_are_no_struct_are_one_param_marked_as_the_whole_value() {
     );
 }
 
-#[test]
-fn a_params_struct_is_its_fields_by_name() {
-    let document = catalog::document();
-    let search = method(&document, "catalog.search");
-    assert_eq!(search["paramStructure"], "by-name");
-    let params = search["params"].as_array().expect("params");
-    let required: Vec<(&str, bool)> = params
+/// Each param of `method`'s document: its name, and whether it is required.
+fn required_flags(method: &Value) -> Vec<(&str, bool)> {
+    let params = method["params"].as_array().expect("params");
+    params
         .iter()
         .map(|p| {
             (
@@ -111,9 +108,17 @@ fn a_params_struct_is_its_fields_by_name() {
                 p["required"].as_bool().unwrap(),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_params_struct_is_its_fields_by_name() {
+    let document = catalog::document();
+    let search = method(&document, "catalog.search");
+    assert_eq!(search["paramStructure"], "by-name");
+    let params = search["params"].as_array().expect("params");
     assert_eq!(
-        required,
+        required_flags(search),
         [("filters", true), ("limit", false), ("text", true)]
     );
     let text = params.iter().find(|p| p["name"] == "text").unwrap();
@@ -131,19 +136,8 @@ fn a_params_struct_is_its_fields_by_name() {
 fn only_trailing_options_may_be_left_out_and_argument_docs_describe_params() {
     let document = catalog::document();
     let get = method(&document, "catalog.get");
-    let flags: Vec<_> = get["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap(),
-                p["required"].as_bool().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        flags,
+        required_flags(get),
         [("id", true), ("currency", false), ("detailed", false)]
     );
     assert_eq!(get["params"][0]["description"], "The product's id.");

@@ -51,12 +51,12 @@ async fn a_language_server_on_stdio_calls_back_into_its_editor() {
             .with_timeout(Duration::from_secs(10)),
     );
 
-    let err = server
-        .hover(HoverParams {
+    let hover_main = || {
+        server.hover(HoverParams {
             word: "main".into(),
         })
-        .await
-        .unwrap_err();
+    };
+    let err = hover_main().await.unwrap_err();
     assert_eq!(
         err.rpc_error().map(ErrorObject::code),
         Some(-32002),
@@ -68,12 +68,7 @@ async fn a_language_server_on_stdio_calls_back_into_its_editor() {
         .await
         .unwrap();
     assert_eq!(capabilities["capabilities"]["hoverProvider"], true);
-    let hover = server
-        .hover(HoverParams {
-            word: "main".into(),
-        })
-        .await
-        .unwrap();
+    let hover = hover_main().await.unwrap();
     assert_eq!(
         hover, "**MAIN**",
         "the editor's configuration shaped the answer"

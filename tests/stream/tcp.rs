@@ -113,14 +113,11 @@ async fn typed_calls_notifications_and_batches_over_tcp_lines() {
     let missing = batch.request::<i64>("nope", None);
     let replies = connection.send_batch(&batch).await.unwrap();
     assert_eq!(replies.get(&sum).unwrap(), 42);
+    let missing = replies.get(&missing).unwrap_err();
     assert_eq!(
-        replies
-            .get(&missing)
-            .unwrap_err()
-            .rpc_error()
-            .unwrap()
-            .code(),
-        -32601
+        missing.rpc_error().map(|e| e.code()),
+        Some(-32601),
+        "{missing}"
     );
 
     drop((client, connection));
@@ -241,6 +238,18 @@ impl RawPeer {
         self.writer.write_all(bytes).await.unwrap();
     }
 
+    /// Sends a request for `a + b` with `id` and returns the sum it is answered.
+    async fn add(&mut self, a: i64, b: i64, id: u64) -> serde_json::Value {
+        let request =
+            serde_json::json!({"jsonrpc": "2.0", "method": "add", "params": [a, b], "id": id});
+        self.send(format!("{request}\n").as_bytes()).await;
+        let reply = self.line().await.expect("a reply");
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {reply}"))
+    }
+
     /// The next line, or `None` when the server closed the connection.
     async fn line(&mut self) -> Option<serde_json::Value> {
         let mut line = String::new();
@@ -267,9 +276,7 @@ async fn an_oversized_line_gets_an_error_and_the_connection_goes_on() {
     let refusal = peer.line().await.unwrap();
     assert_eq!(refusal["error"]["code"], -32600);
     assert_eq!(refusal["id"], serde_json::Value::Null);
-    peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,2],\"id\":7}\n")
-        .await;
-    assert_eq!(peer.line().await.unwrap()["result"], 3);
+    assert_eq!(peer.add(1, 2, 7).await, 3);
     drop(peer);
     assert!(handle.shutdown().await);
 }
@@ -280,9 +287,7 @@ async fn invalid_json_gets_a_parse_error_and_the_connection_goes_on() {
     let mut peer = RawPeer::connect(addr).await;
     peer.send(b"{\"jsonrpc\":\"2.0\",\"method\n").await;
     assert_eq!(peer.line().await.unwrap()["error"]["code"], -32700);
-    peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[2,2],\"id\":1}\n")
-        .await;
-    assert_eq!(peer.line().await.unwrap()["result"], 4);
+    assert_eq!(peer.add(2, 2, 1).await, 4);
     drop(peer);
     assert!(handle.shutdown().await);
 }
@@ -291,10 +296,7 @@ async fn invalid_json_gets_a_parse_error_and_the_connection_goes_on() {
 async fn connections_beyond_the_limit_are_refused_until_one_closes() {
     let (handle, addr) = tcp(Framing::Lines, Limits::default().max_connections(1)).await;
     let mut first = RawPeer::connect(addr).await;
-    first
-        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,1],\"id\":1}\n")
-        .await;
-    assert_eq!(first.line().await.unwrap()["result"], 2);
+    assert_eq!(first.add(1, 1, 1).await, 2);
 
     let mut second = RawPeer::connect(addr).await;
     let refusal = second.line().await.unwrap();
@@ -312,10 +314,7 @@ async fn connections_beyond_the_limit_are_refused_until_one_closes() {
             _ => tokio::time::sleep(Duration::from_millis(20)).await,
         }
     };
-    third
-        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[3,3],\"id\":3}\n")
-        .await;
-    assert_eq!(third.line().await.unwrap()["result"], 6);
+    assert_eq!(third.add(3, 3, 3).await, 6);
     drop(third);
     assert!(handle.shutdown().await);
 }
@@ -491,16 +490,10 @@ async fn a_silent_connection_is_closed_and_an_idle_one_later() {
     assert!(started.elapsed() < Duration::from_secs(2));
 
     let mut talker = RawPeer::connect(addr).await;
-    talker
-        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[1,1],\"id\":1}\n")
-        .await;
-    assert_eq!(talker.line().await.unwrap()["result"], 2);
+    assert_eq!(talker.add(1, 1, 1).await, 2);
     // Past the first-message deadline, the connection lives on until idle.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    talker
-        .send(b"{\"jsonrpc\":\"2.0\",\"method\":\"add\",\"params\":[2,2],\"id\":2}\n")
-        .await;
-    assert_eq!(talker.line().await.unwrap()["result"], 4);
+    assert_eq!(talker.add(2, 2, 2).await, 4);
     assert_eq!(talker.line().await, None, "closed once idle");
     assert!(handle.shutdown().await);
 }

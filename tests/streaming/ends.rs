@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
-use typed_rpc::client::{CallError, Subscription, TransportErrorKind};
+use typed_rpc::client::{AnyTransport, CallError, Subscription, TransportErrorKind};
 use typed_rpc::transport::stream::{Framing, StreamConnector};
 use typed_rpc::transport::ws::WsConnector;
-use typed_rpc::transport::{Connection, Server, ServerHandle};
+use typed_rpc::transport::{Server, ServerHandle};
 use typed_rpc::{ClientError, Router};
 
 use crate::api::{Server as TickerServer, Ticker, TickerClient};
@@ -73,73 +73,35 @@ impl Transport {
     }
 
     /// A client of the server at `addr` (which may be a proxy's).
-    async fn ticker(&self, addr: std::net::SocketAddr) -> TickerClient<Client> {
+    async fn ticker(&self, addr: std::net::SocketAddr) -> TickerClient<AnyTransport> {
         TickerClient::new(self.client(addr).await)
     }
 
-    async fn jobs(&self, addr: std::net::SocketAddr) -> JobsClient<Client> {
+    async fn jobs(&self, addr: std::net::SocketAddr) -> JobsClient<AnyTransport> {
         JobsClient::new(self.client(addr).await)
     }
 
-    async fn client(&self, addr: std::net::SocketAddr) -> Client {
+    /// One client type for every transport, so one test body serves all.
+    async fn client(&self, addr: std::net::SocketAddr) -> AnyTransport {
         match self {
-            Transport::Sse => Client::Http(
+            Transport::Sse => AnyTransport::new(
                 typed_rpc::transport::http::HttpClient::builder(&format!("http://{addr}/"))
                     .timeout(connect::PATIENCE)
                     .build()
                     .unwrap(),
             ),
-            Transport::WebSocket => Client::Duplex(
+            Transport::WebSocket => AnyTransport::new(
                 WsConnector::new()
                     .connect(&format!("ws://{addr}/"))
                     .await
                     .unwrap(),
             ),
-            Transport::Tcp => Client::Duplex(
+            Transport::Tcp => AnyTransport::new(
                 StreamConnector::new(Framing::Lines)
                     .connect_tcp(addr)
                     .await
                     .unwrap(),
             ),
-        }
-    }
-}
-
-/// One client type for every transport, so one test body serves all.
-enum Client {
-    Http(typed_rpc::transport::http::HttpClient),
-    Duplex(Connection),
-}
-
-impl typed_rpc::client::Transport for Client {
-    async fn send_request(
-        &self,
-        request: typed_rpc::client::OutgoingRequest<'_>,
-    ) -> Result<String, ClientError> {
-        match self {
-            Client::Http(http) => http.send_request(request).await,
-            Client::Duplex(connection) => connection.send_request(request).await,
-        }
-    }
-
-    async fn send_notification(
-        &self,
-        notification: typed_rpc::client::OutgoingRequest<'_>,
-    ) -> Result<(), ClientError> {
-        match self {
-            Client::Http(http) => http.send_notification(notification).await,
-            Client::Duplex(connection) => connection.send_notification(notification).await,
-        }
-    }
-
-    async fn send_stream(
-        &self,
-        request: typed_rpc::client::OutgoingRequest<'_>,
-        stream: &'static typed_rpc::StreamInfo,
-    ) -> Result<typed_rpc::client::RawItems, ClientError> {
-        match self {
-            Client::Http(http) => http.send_stream(request, stream).await,
-            Client::Duplex(connection) => connection.send_stream(request, stream).await,
         }
     }
 }

@@ -43,16 +43,21 @@ async fn eventsource_parser_reads_every_item_in_order() {
     assert_eq!(results, [10, 11, 12, 13]);
 }
 
+/// What `sse.js` (eventsource-parser) reads of `call` posted to a ticker
+/// served over HTTP.
+async fn sse_js(call: &'static str) -> serde_json::Value {
+    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
+    let url = format!("http://{}/", handle.local_addr().unwrap());
+    tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
+        .await
+        .unwrap()
+}
+
 /// Items whose raw JSON holds line breaks: eventsource-parser joins each
 /// event's `data:` lines back into the whole response.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eventsource_parser_reads_items_with_line_breaks_whole() {
-    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
-    let url = format!("http://{}/", handle.local_addr().unwrap());
-    let call = r#"{"jsonrpc":"2.0","method":"pretty","params":[2],"id":5}"#;
-    let seen = tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
-        .await
-        .unwrap();
+    let seen = sse_js(r#"{"jsonrpc":"2.0","method":"pretty","params":[2],"id":5}"#).await;
     let expected: Vec<_> = (0..2)
         .map(|n| serde_json::json!({"jsonrpc": "2.0", "result": pretty_item(n), "id": 5}))
         .collect();
@@ -61,12 +66,7 @@ async fn eventsource_parser_reads_items_with_line_breaks_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eventsource_parser_reads_the_error_item_as_the_last_event() {
-    let handle = crate::sse::serve(TickerServer::default(), Limits::default()).await;
-    let url = format!("http://{}/", handle.local_addr().unwrap());
-    let call = r#"{"jsonrpc":"2.0","method":"failing","params":[1],"id":9}"#;
-    let seen = tokio::task::spawn_blocking(move || node("sse.js", &[&url, call]))
-        .await
-        .unwrap();
+    let seen = sse_js(r#"{"jsonrpc":"2.0","method":"failing","params":[1],"id":9}"#).await;
     let events = seen["events"].as_array().unwrap();
     assert_eq!(events.len(), 2, "{seen}");
     assert_eq!(events[0]["result"], 0);

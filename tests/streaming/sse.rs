@@ -1,10 +1,12 @@
 //! Server-Sent Events over HTTP, read by our client and by a raw peer.
 
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use typed_rpc::Router;
+use typed_rpc::client::Subscription;
 use typed_rpc::transport::{Limits, Server, ServerHandle};
 
 use crate::api::{Server as TickerServer, Ticker, TickerClient, pretty_item, settles};
@@ -249,14 +251,21 @@ async fn a_handler_s_notifications_come_as_events_before_its_reply() {
     assert_eq!(answer.content_type, "application/json");
 }
 
-#[tokio::test]
-async fn a_client_that_leaves_mid_stream_drops_the_producer() {
+/// A server whose `forever` stream is running over HTTP, its first item
+/// read: the server, its count of producers alive, and the stream.
+async fn forever_running() -> (ServerHandle, Arc<AtomicUsize>, Subscription<u64>) {
     let server = TickerServer::default();
     let alive = server.alive.clone();
     let handle = serve(server, Limits::default()).await;
     let client = TickerClient::new(connect::http(&handle));
     let mut items = client.forever(5).await.unwrap();
     assert_eq!(items.next().await.unwrap().unwrap(), 0);
+    (handle, alive, items)
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_stream_drops_the_producer() {
+    let (_handle, alive, items) = forever_running().await;
     assert_eq!(alive.load(Ordering::SeqCst), 1);
     drop(items);
     assert!(settles(&alive, 0).await, "the producer is dropped");
@@ -264,12 +273,7 @@ async fn a_client_that_leaves_mid_stream_drops_the_producer() {
 
 #[tokio::test]
 async fn a_graceful_shutdown_ends_the_stream_cleanly_and_says_so() {
-    let server = TickerServer::default();
-    let alive = server.alive.clone();
-    let handle = serve(server, Limits::default()).await;
-    let client = TickerClient::new(connect::http(&handle));
-    let mut items = client.forever(5).await.unwrap();
-    assert_eq!(items.next().await.unwrap().unwrap(), 0);
+    let (handle, alive, mut items) = forever_running().await;
     let stopped = tokio::spawn(async move { handle.shutdown().await });
     // The items up to the end arrive whole, in order, then the event that
     // says the shutdown cut the stream, then the end.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use typed_rpc::client::{ClientExt, Params};
+use typed_rpc::client::{ClientExt, Params, Transport};
 use typed_rpc::transport::{Limits, Server, ServerHandle};
 use typed_rpc::{ClientError, Context, ErrorObject, Router, RpcResult, rpc};
 
@@ -104,9 +104,26 @@ pub fn server_of(calc: Calc, limits: Limits) -> Server {
     Server::new(Router::new(calc.into_service())).limits(limits)
 }
 
+/// Asserts `client` gets the right answers to the calculator's request
+/// shapes: positional, whole positional params, no params, and named
+/// params with and without the optional one.
+pub async fn check_request_shapes<T: Transport>(client: &CalculatorClient<T>) {
+    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
+    assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
+    assert_eq!(client.get_data().await.unwrap(), ("hello".to_owned(), 5));
+    let greeting = |greeting: Option<&str>| client.greet("Ada".into(), greeting.map(Into::into));
+    assert_eq!(greeting(None).await.unwrap(), "Hello, Ada!");
+    assert_eq!(greeting(Some("Hi")).await.unwrap(), "Hi, Ada!");
+}
+
 /// A fresh calculator served on a loopback port, HTTP and WebSocket both.
 pub async fn serve(limits: Limits) -> (ServerHandle, SocketAddr) {
-    let handle = server_of(Calc::default(), limits)
+    serve_calc(Calc::default(), limits).await
+}
+
+/// [`serve`] for `calc`, whose state the test watches.
+pub async fn serve_calc(calc: Calc, limits: Limits) -> (ServerHandle, SocketAddr) {
+    let handle = server_of(calc, limits)
         .serve_http("127.0.0.1:0")
         .await
         .unwrap();

@@ -35,14 +35,21 @@ async fn closed_after(stream: &mut TcpStream) -> Duration {
     }
 }
 
-#[tokio::test]
-async fn a_peer_that_never_handshakes_is_dropped_after_the_header_timeout() {
+/// An HTTPS server with the test's header timeout, and a plain TCP
+/// connection to it that has sent nothing yet.
+async fn connected_under_header_timeout() -> (ServerHandle, TcpStream) {
     let authority = Authority::new("test CA");
     let limits = Limits::default().header_timeout(HEADER_TIMEOUT);
     let handle = serve_https(limits, authority.server_tls()).await;
-    let mut silent = TcpStream::connect(handle.local_addr().unwrap())
+    let peer = TcpStream::connect(handle.local_addr().unwrap())
         .await
         .unwrap();
+    (handle, peer)
+}
+
+#[tokio::test]
+async fn a_peer_that_never_handshakes_is_dropped_after_the_header_timeout() {
+    let (handle, mut silent) = connected_under_header_timeout().await;
     let waited = closed_after(&mut silent).await;
     assert!(
         waited >= HEADER_TIMEOUT,
@@ -54,12 +61,7 @@ async fn a_peer_that_never_handshakes_is_dropped_after_the_header_timeout() {
 
 #[tokio::test]
 async fn a_peer_stuck_in_the_handshake_is_dropped_too() {
-    let authority = Authority::new("test CA");
-    let limits = Limits::default().header_timeout(HEADER_TIMEOUT);
-    let handle = serve_https(limits, authority.server_tls()).await;
-    let mut stuck = TcpStream::connect(handle.local_addr().unwrap())
-        .await
-        .unwrap();
+    let (handle, mut stuck) = connected_under_header_timeout().await;
     // The first bytes of a ClientHello's record, and then nothing.
     tokio::io::AsyncWriteExt::write_all(&mut stuck, &[0x16, 0x03, 0x01, 0x02, 0x00])
         .await

@@ -8,7 +8,7 @@ use typed_rpc::client::{ClientExt, Params, TransportErrorKind};
 use typed_rpc::transport::http::HttpClient;
 use typed_rpc::transport::tls::{ReloadableCertificate, TlsConfig};
 use typed_rpc::transport::ws::WsConnector;
-use typed_rpc::transport::{Limits, Server};
+use typed_rpc::transport::{Limits, Server, ServerHandle};
 use typed_rpc::{ClientError, Router, RpcResult, rpc};
 
 use crate::certs::Authority;
@@ -23,11 +23,18 @@ fn https_client(url: &str, authority: &Authority) -> HttpClient {
         .unwrap()
 }
 
+/// The calculator served over HTTPS under `limits`, with a certificate of
+/// a fresh authority, and our HTTP client of it, which trusts that authority.
+async fn https_calculator(limits: Limits) -> (ServerHandle, CalculatorClient<HttpClient>) {
+    let authority = Authority::new("test CA");
+    let handle = serve_https(limits, authority.server_tls()).await;
+    let client = CalculatorClient::new(https_client(&https_url(&handle), &authority));
+    (handle, client)
+}
+
 #[tokio::test]
 async fn our_http_client_calls_over_https() {
-    let authority = Authority::new("test CA");
-    let handle = serve_https(Limits::default(), authority.server_tls()).await;
-    let client = CalculatorClient::new(https_client(&https_url(&handle), &authority));
+    let (handle, client) = https_calculator(Limits::default()).await;
     assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
     assert_eq!(
         client.greet("TLS".into(), None).await.unwrap(),
@@ -41,10 +48,7 @@ async fn our_http_client_calls_over_https() {
 /// connection, so both are answered: the client and the server speak h2.
 #[tokio::test]
 async fn over_http2_concurrent_calls_share_one_connection() {
-    let authority = Authority::new("test CA");
-    let limits = Limits::default().max_connections(1);
-    let handle = serve_https(limits, authority.server_tls()).await;
-    let client = CalculatorClient::new(https_client(&https_url(&handle), &authority));
+    let (handle, client) = https_calculator(Limits::default().max_connections(1)).await;
     // The connection is made (and the h2 settings exchanged) first.
     assert_eq!(client.subtract(1, 1).await.unwrap(), 0);
     let calls = (0..4).map(|n| client.slow(200 + n));
@@ -190,9 +194,7 @@ async fn server_sent_events_stream_over_http2() {
 
 #[tokio::test]
 async fn a_graceful_shutdown_lets_an_http2_call_in_flight_answer() {
-    let authority = Authority::new("test CA");
-    let handle = serve_https(Limits::default(), authority.server_tls()).await;
-    let client = CalculatorClient::new(https_client(&https_url(&handle), &authority));
+    let (handle, client) = https_calculator(Limits::default()).await;
     assert_eq!(client.subtract(1, 1).await.unwrap(), 0);
     let slow = tokio::spawn(async move { client.slow(300).await });
     tokio::time::sleep(Duration::from_millis(100)).await;

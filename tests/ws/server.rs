@@ -5,7 +5,8 @@
 
 use crate::support;
 use crate::support::calculator::{
-    Calc, CalculatorClient, Editor, EditorHandlers, EditorState, LogMessage, serve, server_of,
+    Calc, CalculatorClient, Editor, EditorHandlers, EditorState, LogMessage, check_request_shapes,
+    serve, serve_calc, server_of,
 };
 use std::net::SocketAddr;
 use std::path::Path;
@@ -174,21 +175,7 @@ async fn every_conformance_vector_over_websocket() {
 async fn the_typed_client_calls_every_method_shape() {
     let (handle, addr) = serve(Limits::default()).await;
     let client = typed(addr).await;
-
-    assert_eq!(client.subtract(42, 23).await.unwrap(), 19);
-    assert_eq!(client.sum(vec![1, 2, 4]).await.unwrap(), 7);
-    assert_eq!(client.get_data().await.unwrap(), ("hello".to_owned(), 5));
-    assert_eq!(
-        client.greet("Ada".to_owned(), None).await.unwrap(),
-        "Hello, Ada!"
-    );
-    assert_eq!(
-        client
-            .greet("Ada".to_owned(), Some("Hi".to_owned()))
-            .await
-            .unwrap(),
-        "Hi, Ada!"
-    );
+    check_request_shapes(&client).await;
     client.update(vec![1, 2, 3]).await.unwrap();
     assert_eq!(total_becomes(&client, 6).await, 6);
 
@@ -657,11 +644,7 @@ async fn mounted_in_axum_the_service_accepts_websocket_too() {
 async fn graceful_shutdown_answers_the_calls_in_flight_then_closes_with_1001() {
     let calc = Calc::default();
     let started = calc.slow_started.clone();
-    let handle = server_of(calc, Limits::default())
-        .serve_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let addr = handle.local_addr().unwrap();
+    let (handle, addr) = serve_calc(calc, Limits::default()).await;
     let mut peer = Peer::connect(addr).await;
     let client = typed(addr).await;
 

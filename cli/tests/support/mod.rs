@@ -40,6 +40,17 @@ impl Run {
             .expect("typed-rpc exited, not killed by a signal")
     }
 
+    /// Asserts the run ended with exit code `code`, saying `says` on stderr.
+    #[track_caller]
+    pub fn fails_with(&self, code: i32, says: &str) {
+        assert_eq!(self.code(), code, "{self:#?}");
+        assert!(
+            self.stderr.contains(says),
+            "no {says:?} in: {}",
+            self.stderr
+        );
+    }
+
     /// Asserts a success and returns stdout.
     pub fn ok(&self) -> &str {
         assert_eq!(self.code(), 0, "typed-rpc failed: {self:#?}");

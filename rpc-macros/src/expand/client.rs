@@ -105,13 +105,47 @@ const CLIPPY_MAX_ARGUMENTS: usize = 7;
 
 /// What a client method and its batch counterpart share: the signature's
 /// arguments, the assertions on their types, and the statements that bind
-/// the method's info and its encoded params.
+/// the method's info and its encoded params, under the names `info` and
+/// `params`.
 struct Call {
     docs: Option<TokenStream>,
     allow: Option<TokenStream>,
     args: TokenStream,
     checks: TokenStream,
     bind: TokenStream,
+    info: syn::Ident,
+    params: syn::Ident,
+}
+
+impl Call {
+    /// The method `signature` (up to its name) taking `receiver` and the
+    /// arguments, returning `output`, and running `body` once the
+    /// arguments are checked and the params bound.
+    fn method(
+        self,
+        signature: TokenStream,
+        receiver: TokenStream,
+        output: TokenStream,
+        body: TokenStream,
+    ) -> TokenStream {
+        let Call {
+            docs,
+            allow,
+            args,
+            checks,
+            bind,
+            ..
+        } = self;
+        quote! {
+            #docs
+            #allow
+            #signature(#receiver, #args) -> #output {
+                #checks
+                #bind
+                #body
+            }
+        }
+    }
 }
 
 fn call(method: &Method, index: usize, names: &Names) -> Call {
@@ -166,20 +200,15 @@ fn call(method: &Method, index: usize, names: &Names) -> Call {
             let #info = &#service::<()>::INFO.methods()[#index];
             let #params = #build_params;
         },
+        info,
+        params,
     }
 }
 
 fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let krate = &names.krate;
-    let (info, params) = (private_ident("method"), private_ident("params"));
-    let fn_ident = method.ident();
-    let Call {
-        docs,
-        allow,
-        args,
-        checks,
-        bind,
-    } = call(method, index, names);
+    let mut call = call(method, index, names);
+    let (info, params) = (&call.info, &call.params);
     let (output, send, error_check) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) if method.attr.stream.is_some() => stream_call(method, ty, names),
         (Kind::Method, Some(ty)) => {
@@ -212,8 +241,8 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
                     ),
                 };
             let output = quote!(::core::result::Result<#ok, #client_err>);
-            let call = call_over(convert, quote!(#error_type, #send), ty);
-            (relocate(output, ty), call, error_check)
+            let send = call_over(convert, quote!(#error_type, #send), ty);
+            (relocate(output, ty), send, error_check)
         }
         _ => (
             quote!(::core::result::Result<(), #krate::ClientError>),
@@ -221,16 +250,9 @@ fn client_method(method: &Method, index: usize, names: &Names) -> TokenStream {
             None,
         ),
     };
-    quote! {
-        #docs
-        #allow
-        pub async fn #fn_ident(&self, #args) -> #output {
-            #checks
-            #error_check
-            #bind
-            #send
-        }
-    }
+    call.checks.extend(error_check);
+    let fn_ident = method.ident();
+    call.method(quote!(pub async fn #fn_ident), quote!(&self), output, send)
 }
 
 /// What a client method of the streaming `method`, returning `ty`, returns
@@ -298,15 +320,8 @@ fn unit_ok(ty: &Type) -> Type {
 /// The method of the client's batch that adds a call of `method`.
 fn batch_method(method: &Method, index: usize, names: &Names) -> TokenStream {
     let krate = &names.krate;
-    let (info, params) = (private_ident("method"), private_ident("params"));
-    let fn_ident = method.ident();
-    let Call {
-        docs,
-        allow,
-        args,
-        checks,
-        bind,
-    } = call(method, index, names);
+    let call = call(method, index, names);
+    let (info, params) = (&call.info, &call.params);
     let (output, add) = match (method.kind(), method.output()) {
         (Kind::Method, Some(ty)) => {
             let result_type = type_value(krate, ty, ty);
@@ -319,13 +334,6 @@ fn batch_method(method: &Method, index: usize, names: &Names) -> TokenStream {
         }
         _ => (quote!(()), quote!(self.state.notify(#info, #params))),
     };
-    quote! {
-        #docs
-        #allow
-        pub fn #fn_ident(&mut self, #args) -> #output {
-            #checks
-            #bind
-            #add
-        }
-    }
+    let fn_ident = method.ident();
+    call.method(quote!(pub fn #fn_ident), quote!(&mut self), output, add)
 }

@@ -21,16 +21,18 @@ pub fn render(error: &ErrorEnum, skipped: &[bool]) -> TokenStream {
         .collect();
     let value = private_ident("error");
     let data = private_ident("data");
-    let to_object = error
-        .variants
-        .iter()
-        .map(|v| to_object(krate, ident, v, &data));
+    let arms = Arms {
+        krate,
+        ident,
+        data: &data,
+    };
+    let to_object = error.variants.iter().map(|v| to_object(&arms, v));
     let from_object = error
         .variants
         .iter()
         .zip(skipped)
         .filter(|(_, skipped)| !**skipped)
-        .map(|(v, _)| from_object(krate, ident, v, &data));
+        .map(|(v, _)| from_object(&arms, v));
     let display = error.display.then(|| display(error));
     let infos = error
         .variants
@@ -115,7 +117,7 @@ fn display(error: &ErrorEnum) -> TokenStream {
 
 /// The variant's code, message and the schema of its `data`, for documents.
 fn error_info(krate: &syn::Path, variant: &ErrorVariant) -> TokenStream {
-    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let code = code_of(variant);
     let message = variant.message();
     let info = quote!(#krate::ErrorInfo::new(#code, #message));
     match variant.fields {
@@ -139,6 +141,21 @@ fn error_info(krate: &syn::Path, variant: &ErrorVariant) -> TokenStream {
     }
 }
 
+/// What every match arm of the conversions names: the runtime's path, the
+/// error type, and the binding of the error's `data`.
+#[derive(Clone, Copy)]
+struct Arms<'a> {
+    krate: &'a syn::Path,
+    ident: &'a Ident,
+    data: &'a Ident,
+}
+
+/// The variant's error code (`0` when it has none, which the checks
+/// report as an error).
+fn code_of(variant: &ErrorVariant) -> i64 {
+    variant.code.as_ref().map_or(0, |(code, _)| *code)
+}
+
 /// The bindings of a variant's fields, `field0`, `field1`, ...
 fn bindings(fields: &Fields) -> Vec<Ident> {
     (0..fields.len())
@@ -147,14 +164,10 @@ fn bindings(fields: &Fields) -> Vec<Ident> {
 }
 
 /// The match arm that turns the variant into its error object.
-fn to_object(
-    krate: &syn::Path,
-    ident: &Ident,
-    variant: &ErrorVariant,
-    data: &Ident,
-) -> TokenStream {
+fn to_object(arms: &Arms, variant: &ErrorVariant) -> TokenStream {
+    let Arms { krate, ident, data } = *arms;
     let name = variant.ident;
-    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let code = code_of(variant);
     let message = variant.message();
     let bound = bindings(variant.fields);
     let helpers = quote!(#krate::__private);
@@ -223,14 +236,10 @@ fn to_object(
 }
 
 /// The match arm that reads the variant back from its code and `data`.
-fn from_object(
-    krate: &syn::Path,
-    ident: &Ident,
-    variant: &ErrorVariant,
-    data: &Ident,
-) -> TokenStream {
+fn from_object(arms: &Arms, variant: &ErrorVariant) -> TokenStream {
+    let Arms { krate, ident, data } = *arms;
     let name = variant.ident;
-    let code = variant.code.as_ref().map_or(0, |(code, _)| *code);
+    let code = code_of(variant);
     let helpers = quote!(#krate::__private);
     let some = quote!(::core::option::Option::Some);
     let read = |method: TokenStream, key: TokenStream, ty: &syn::Type| {

@@ -32,15 +32,12 @@ where
     Fut: Future + Send + 'a,
     Fut::Output: IntoResponse,
 {
-    Some(match P::decode(call.params(), method) {
-        Ok(args) => {
-            let running = handler(args);
-            // The future keeps only the id of the call: the smaller it is,
-            // the less is written into the slot.
-            let id = call.id();
-            slot.start(async move { running.await.into_response(id?) }, cx)
-        }
-        Err(err) => Poll::Ready(call.respond_error(&err)),
+    // The future keeps only the id of the call: the smaller it is, the
+    // less is written into the slot.
+    let id = call.id();
+    start_decoded::<P, A, _>(call, method, slot, cx, |args| {
+        let running = handler(args);
+        async move { running.await.into_response(id?) }
     })
 }
 
@@ -73,22 +70,37 @@ where
         Ok(route) => route,
         Err(refused) => return Some(Poll::Ready(call.respond_error(&refused))),
     };
-    Some(match P::decode(call.params(), method) {
-        Ok(args) => {
-            let running = handler(args);
-            let id = call.id();
-            slot.start(
-                async move {
-                    let id = id?;
-                    let items = match running.await {
-                        Ok(items) => crate::streaming::Items::new(items),
-                        Err(err) => return Some(crate::wire::failure(Some(id), &err.into())),
-                    };
-                    crate::streaming::serve(route, id, info, items).await
-                },
-                cx,
-            )
+    let id = call.id();
+    start_decoded::<P, A, _>(call, method, slot, cx, |args| {
+        let running = handler(args);
+        async move {
+            let id = id?;
+            let items = match running.await {
+                Ok(items) => crate::streaming::Items::new(items),
+                Err(err) => return Some(crate::wire::failure(Some(id), &err.into())),
+            };
+            crate::streaming::serve(route, id, info, items).await
         }
+    })
+}
+
+/// Decodes the params of `call` for `method` into the types `P` names and
+/// puts the future `run` makes of them in `slot`, polled once with `cx`; a
+/// call whose params do not decode is answered at once.
+#[inline]
+fn start_decoded<'a, P, A, Fut>(
+    call: Call<'a>,
+    method: &'static MethodInfo,
+    slot: Pin<&mut HandlerSlot<'a>>,
+    cx: &mut task::Context<'_>,
+    run: impl FnOnce(A) -> Fut,
+) -> Option<Poll<Option<String>>>
+where
+    P: ParamTypes<Decoded = A>,
+    Fut: Future<Output = Option<String>> + Send + 'a,
+{
+    Some(match P::decode(call.params(), method) {
+        Ok(args) => slot.start(run(args), cx),
         Err(err) => Poll::Ready(call.respond_error(&err)),
     })
 }

@@ -26,7 +26,6 @@ pub(crate) enum Endpoint<'a> {
     /// The service that has the method; `None`: no service has it.
     Service(Option<&'a dyn RpcService>),
     /// The router itself, which has answered already (`rpc.discover`).
-    #[cfg(feature = "schema")]
     Router(Option<String>),
 }
 
@@ -49,7 +48,6 @@ impl<'a> Next<'a> {
             ),
             None => match self.endpoint {
                 Endpoint::Service(service) => Box::pin(handle(service, request)),
-                #[cfg(feature = "schema")]
                 Endpoint::Router(reply) => Box::pin(std::future::ready(Reply::new(reply))),
             },
         };

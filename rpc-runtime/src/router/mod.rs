@@ -9,16 +9,29 @@
 
 mod batch;
 mod build_error;
-#[cfg(feature = "schema")]
-mod discover;
 mod guard;
 
+cfg_rt! {
+    mod deadline;
+}
+cfg_not_rt! {
+    mod no_deadline;
+    use no_deadline as deadline;
+}
+cfg_schema! {
+    mod discover;
+}
+cfg_not_schema! {
+    mod no_discover;
+    use no_discover as discover;
+}
 cfg_duplex! {
     mod from_peer;
     pub(crate) use from_peer::{FromPeer, PeerMessage};
 }
-#[cfg(feature = "http")]
-mod streaming;
+cfg_http! {
+    mod streaming;
+}
 
 use std::collections::HashMap;
 use std::fmt;
@@ -30,8 +43,7 @@ use std::task::{self, Poll};
 
 use batch::Outcome;
 pub use build_error::BuildError;
-#[cfg(feature = "rt")]
-use guard::Deadline;
+use deadline::{Began, Timeout};
 use guard::Guarded;
 
 use crate::context::{self, Context};
@@ -81,13 +93,13 @@ struct Inner {
     cancel: Option<Arc<CancelPolicy>>,
     /// The call layers, outermost first.
     layers: Vec<Box<dyn DynLayer>>,
-    /// The names (and aliases) of the methods that stream.
-    #[cfg(feature = "http")]
+    /// The names (and aliases) of the methods that stream, which the HTTP
+    /// server answers with events.
     streaming: Vec<&'static str>,
     /// The methods (names and aliases) that declare their turn on a
     /// two-way connection; empty when none does.
     turns: HashMap<&'static str, &'static Turn>,
-    #[cfg(feature = "schema")]
+    /// The OpenRPC document `rpc.discover` answers with, if asked to.
     discover: Option<discover::Discover>,
 }
 
@@ -95,16 +107,14 @@ struct Inner {
 #[derive(Clone, Copy, Debug)]
 struct Settings {
     max_batch_len: usize,
-    #[cfg(feature = "rt")]
-    request_timeout: Option<std::time::Duration>,
+    request_timeout: Timeout,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             max_batch_len: DEFAULT_MAX_BATCH_LEN,
-            #[cfg(feature = "rt")]
-            request_timeout: None,
+            request_timeout: Timeout::NONE,
         }
     }
 }
@@ -140,23 +150,24 @@ impl Router {
         cancel: Option<CancelPolicy>,
         layers: Vec<Box<dyn DynLayer>>,
     ) -> Self {
-        let turns = services
-            .iter()
-            .flat_map(|service| service.info().methods())
+        let methods = || services.iter().flat_map(|service| service.info().methods());
+        let turns = methods()
             .filter(|method| !method.turn_info().is_default())
             .flat_map(|method| method.names().map(move |name| (name, method.turn_info())))
             .collect();
+        let streaming = methods()
+            .filter(|method| method.stream_info().is_some())
+            .flat_map(|method| method.names())
+            .collect();
         Router {
             inner: Arc::new(Inner {
-                #[cfg(feature = "http")]
-                streaming: streaming::method_names(&services),
                 services,
                 routes,
                 settings,
                 cancel: cancel.map(Arc::new),
                 layers,
                 turns,
-                #[cfg(feature = "schema")]
+                streaming,
                 discover: None,
             }),
         }
@@ -169,7 +180,6 @@ impl Router {
             settings: Settings::default(),
             cancel: None,
             layers: Vec::new(),
-            #[cfg(feature = "schema")]
             discover: None,
         }
     }
@@ -280,12 +290,7 @@ impl Router {
         };
         let waiting = Waiting {
             id: request.id(),
-            #[cfg(feature = "rt")]
-            since: self
-                .inner
-                .settings
-                .request_timeout
-                .map(|_| tokio::time::Instant::now()),
+            began: self.inner.settings.request_timeout.begin(),
         };
         // A handler may panic before it returns its future (a plain `fn`
         // impl, a `Deserialize` impl) or as it first runs: either is its own
@@ -306,25 +311,9 @@ impl Router {
         }
     }
 
-    /// How long a handler that watches its cancellation may clean up.
-    #[cfg(feature = "rt")]
-    fn grace(&self) -> std::time::Duration {
-        self.cancel_policy()
-            .map_or(CancelPolicy::DEFAULT_GRACE, CancelPolicy::grace)
-    }
-
     /// Watches a waiting handler for panics and, if set, the request timeout.
     fn guard<'a, F>(&self, future: F, waiting: Waiting<'a>) -> Guarded<'a, F> {
-        let guarded = Guarded::new(future, waiting.id);
-        #[cfg(feature = "rt")]
-        let guarded = guarded.with_deadline(
-            self.inner
-                .settings
-                .request_timeout
-                .zip(waiting.since)
-                .map(|(timeout, since)| Deadline::new(since, timeout, self.grace())),
-        );
-        guarded
+        Guarded::new(future, waiting.id, self.deadline(waiting.began))
     }
 
     /// Puts the handler's future for `request` in `slot`, inside the call
@@ -339,7 +328,6 @@ impl Router {
         cx: &mut task::Context<'_>,
     ) -> Option<Poll<Option<String>>> {
         let layered = !self.inner.layers.is_empty() || middleware::span::wanted();
-        #[cfg(feature = "schema")]
         if let Some(reply) = discover::answer(&self.inner, request) {
             return Some(match layered {
                 false => Poll::Ready(reply),
@@ -407,8 +395,7 @@ enum Started<'a> {
 struct Waiting<'a> {
     id: Option<Id<'a>>,
     /// When the handler started, if there is a request timeout.
-    #[cfg(feature = "rt")]
-    since: Option<tokio::time::Instant>,
+    began: Option<Began>,
 }
 
 impl fmt::Debug for Router {
@@ -419,6 +406,7 @@ impl fmt::Debug for Router {
                 &self.services().map(ServiceInfo::name).collect::<Vec<_>>(),
             )
             .field("settings", &self.inner.settings)
+            .field("streaming", &self.inner.streaming)
             .field("layers", &self.inner.layers.len())
             .finish()
     }
@@ -445,7 +433,6 @@ pub struct RouterBuilder {
     settings: Settings,
     cancel: Option<CancelPolicy>,
     layers: Vec<Box<dyn DynLayer>>,
-    #[cfg(feature = "schema")]
     discover: Option<discover::DiscoverInfo>,
 }
 
@@ -471,20 +458,6 @@ impl RouterBuilder {
     /// one `-32600` error whose `data` gives the limit.
     pub fn max_batch_len(mut self, max: usize) -> Self {
         self.settings.max_batch_len = max;
-        self
-    }
-
-    /// Gives each handler at most `timeout` to finish (default: no limit).
-    /// A request whose handler runs longer is answered `-32603` `"Request
-    /// timed out"` and its handler is dropped; the other requests, and the
-    /// other entries of its batch, are not disturbed. A handler that
-    /// awaits [`Context::cancelled`](crate::Context::cancelled) sees it
-    /// resolve at the timeout, and has the cancel policy's grace period
-    /// ([`CancelPolicy::DEFAULT_GRACE`] without one) to clean up before it
-    /// is dropped; the answer is the timeout's either way.
-    #[cfg(feature = "rt")]
-    pub fn request_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.settings.request_timeout = Some(timeout);
         self
     }
 
@@ -552,7 +525,6 @@ impl RouterBuilder {
             self.cancel,
             self.layers,
         );
-        #[cfg(feature = "schema")]
         let router = discover::install(router, self.discover);
         Ok(router)
     }

@@ -1,19 +1,9 @@
 //! What the router knows of its streaming methods, for the HTTP server:
 //! a lone call of one is answered with events, not run as a plain call.
 
-use super::{Router, RpcService};
+use super::Router;
 use crate::context::Context;
 use crate::wire::{self, Entry, Message};
-
-/// The names (and aliases) of the methods of `services` that stream.
-pub(super) fn method_names(services: &[Box<dyn RpcService>]) -> Vec<&'static str> {
-    services
-        .iter()
-        .flat_map(|service| service.info().methods())
-        .filter(|method| method.stream_info().is_some())
-        .flat_map(|method| method.names())
-        .collect()
-}
 
 impl Router {
     /// Whether one of its methods streams (`#[method(stream)]`).

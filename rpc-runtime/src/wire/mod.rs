@@ -5,6 +5,7 @@ mod classify;
 #[cfg(feature = "duplex")]
 mod head;
 mod id;
+mod member;
 #[cfg(feature = "duplex")]
 mod notification;
 mod request;

@@ -8,6 +8,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 
 use super::Id;
+use super::member::Member;
 use super::request::{Entry, Request};
 
 /// Reads one entry; with `typed`, its `jsonrpc` and `method` as strings.
@@ -119,7 +120,7 @@ impl<'de> Members<'de> {
             Member::Method => set_once(&mut self.method, map.next_value()?),
             Member::Params => set_once(&mut self.params, map.next_value()?),
             Member::Id => set_once(&mut self.id, map.next_value()?),
-            Member::Outcome => {
+            Member::Result | Member::Error => {
                 self.outcome = true;
                 map.next_value::<IgnoredAny>()?;
                 false
@@ -187,44 +188,6 @@ pub(super) fn is_version_2(raw: &RawValue) -> bool {
     // The common spelling is checked byte for byte; an escaped one is decoded.
     raw.get() == "\"2.0\""
         || serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|v| v == "2.0")
-}
-
-/// A member name of a request object.
-pub(super) enum Member {
-    Version,
-    Method,
-    Params,
-    Id,
-    /// `result` or `error`: the members of a response.
-    Outcome,
-    Other,
-}
-
-impl<'de> de::Deserialize<'de> for Member {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(MemberVisitor)
-    }
-}
-
-pub(super) struct MemberVisitor;
-
-impl Visitor<'_> for MemberVisitor {
-    type Value = Member;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
-        Ok(match name {
-            "jsonrpc" => Member::Version,
-            "method" => Member::Method,
-            "params" => Member::Params,
-            "id" => Member::Id,
-            "result" | "error" => Member::Outcome,
-            _ => Member::Other,
-        })
-    }
 }
 
 /// `jsonrpc` read as a string ([`Pass::Typed`]): whether it is `"2.0"`.

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use std::fmt;
 
 use super::Id;
+use super::member::Member;
 use crate::ErrorObject;
 
 /// The response text carrying `result` for request `id`.
@@ -175,7 +176,7 @@ impl<'de> Visitor<'de> for ResponseVisitor {
                 Member::Result => result = Some(map.next_value()?),
                 Member::Error => error = map.next_value()?,
                 Member::Id => id = Some(map.next_value()?),
-                Member::Other => {
+                Member::Method | Member::Params | Member::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
@@ -210,41 +211,6 @@ impl<'de> Visitor<'de> for ResponseVisitor {
         Ok(Response {
             id: Some(id).filter(|id| !id.is_null()),
             outcome,
-        })
-    }
-}
-
-/// A member name of a response object.
-enum Member {
-    Version,
-    Result,
-    Error,
-    Id,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Member {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(MemberVisitor)
-    }
-}
-
-struct MemberVisitor;
-
-impl Visitor<'_> for MemberVisitor {
-    type Value = Member;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
-        Ok(match name {
-            "jsonrpc" => Member::Version,
-            "result" => Member::Result,
-            "error" => Member::Error,
-            "id" => Member::Id,
-            _ => Member::Other,
         })
     }
 }

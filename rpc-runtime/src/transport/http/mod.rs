@@ -22,9 +22,9 @@ mod read_body;
 mod server;
 mod sse;
 
-#[cfg(feature = "ws")]
-pub(crate) use client::retry_after;
 pub use client::{HttpClient, HttpClientBuilder, HttpConfigError};
+#[cfg(feature = "ws")]
+pub(crate) use client::{request_header, retry_after};
 #[cfg(feature = "ws")]
 pub(crate) use server::Handover;
 pub(crate) use server::{ConnectionBuilder, Shared, Upgrade, connection_builder, serve_connection};

@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use http::Uri;
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::header::{self, HeaderMap, HeaderValue};
 use hyper_util::client::legacy;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use super::connector::connector;
-use super::{DEFAULT_MAX_RESPONSE_SIZE, HttpClient, Inner};
+use super::{DEFAULT_MAX_RESPONSE_SIZE, HttpClient, Inner, request_header};
 use crate::client::RetryPolicy;
 use crate::transport::DEFAULT_CALL_TIMEOUT;
 
@@ -106,22 +106,13 @@ impl HttpClientBuilder {
     /// twice sends both values. `authorization` and `cookie` values are
     /// marked sensitive.
     pub fn header(mut self, name: &str, value: &str) -> Self {
-        let name = match HeaderName::from_bytes(name.as_bytes()) {
-            Ok(name) => name,
-            Err(_) => return self.fail(format!("invalid header name `{name}`")),
-        };
-        let mut value = match HeaderValue::from_str(value) {
-            Ok(value) => value,
-            Err(_) => return self.fail(format!("invalid value for header `{name}`")),
-        };
-        if matches!(
-            name,
-            header::AUTHORIZATION | header::PROXY_AUTHORIZATION | header::COOKIE
-        ) {
-            value.set_sensitive(true);
+        match request_header(name, value) {
+            Ok((name, value)) => {
+                self.headers.append(name, value);
+                self
+            }
+            Err(message) => self.fail(message),
         }
-        self.headers.append(name, value);
-        self
     }
 
     /// Adds every header of `headers`, as [`header`](Self::header) does.

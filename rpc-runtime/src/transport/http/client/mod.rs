@@ -13,7 +13,7 @@ mod json_rpc_1;
 pub use builder::{HttpClientBuilder, HttpConfigError};
 
 use bytes::Bytes;
-use http::header::{self, HeaderMap, HeaderValue};
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use http::{Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -435,6 +435,25 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         when.duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO),
     )
+}
+
+/// A header a client adds to its requests (the HTTP client's, or the
+/// WebSocket handshake's), or what is wrong with it. Credentials
+/// (`authorization`, `proxy-authorization`, `cookie`) are marked sensitive,
+/// which keeps them out of the request's `Debug` and of HTTP/2's header
+/// compression tables.
+pub(crate) fn request_header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> {
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("invalid header name `{name}`"))?;
+    let mut value =
+        HeaderValue::from_str(value).map_err(|_| format!("invalid value for header `{name}`"))?;
+    if matches!(
+        name,
+        header::AUTHORIZATION | header::PROXY_AUTHORIZATION | header::COOKIE
+    ) {
+        value.set_sensitive(true);
+    }
+    Ok((name, value))
 }
 
 #[cfg(test)]

@@ -35,11 +35,7 @@ pub(crate) fn client_addr(
 
 /// The `for=` addresses of every `Forwarded` header, in order.
 fn forwarded_for(headers: &HeaderMap) -> Vec<SocketAddr> {
-    headers
-        .get_all("forwarded")
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
+    list_elements(headers, "forwarded")
         .filter_map(|element| {
             element.split(';').find_map(|pair| {
                 let (name, value) = pair.trim().split_once('=')?;
@@ -52,13 +48,19 @@ fn forwarded_for(headers: &HeaderMap) -> Vec<SocketAddr> {
 
 /// The addresses of every `X-Forwarded-For` header, in order.
 fn x_forwarded_for(headers: &HeaderMap) -> Vec<SocketAddr> {
+    list_elements(headers, "x-forwarded-for")
+        .filter_map(|entry| parse(entry.trim()))
+        .collect()
+}
+
+/// The comma-separated elements of every `name` header, in order: a
+/// list-valued header may come as several lines or as one joined by commas.
+fn list_elements<'a>(headers: &'a HeaderMap, name: &str) -> impl Iterator<Item = &'a str> {
     headers
-        .get_all("x-forwarded-for")
+        .get_all(name)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .filter_map(|entry| parse(entry.trim()))
-        .collect()
 }
 
 /// `192.0.2.7`, `192.0.2.7:4711`, `2001:db8::1` or `[2001:db8::1]:4711`;

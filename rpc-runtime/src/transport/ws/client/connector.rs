@@ -1,6 +1,6 @@
 //! The client side: connecting to a WebSocket server.
 
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::header::HeaderMap;
 use http::{Request, Uri};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
@@ -12,7 +12,7 @@ use super::session;
 use crate::client::{ClientError, HttpError, TransportError, TransportErrorKind};
 use crate::transport::Limits;
 use crate::transport::connection::{Connection, Setup};
-use crate::transport::http::retry_after;
+use crate::transport::http::{request_header, retry_after};
 use crate::{Context, Router, TransportKind};
 
 /// The most of a refused handshake's body kept in [`HttpError::body`].
@@ -128,23 +128,14 @@ impl WsConnector {
     /// # let _ = connector;
     /// ```
     pub fn header(mut self, name: &str, value: &str) -> Self {
-        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
-            self.error
-                .get_or_insert_with(|| format!("invalid header name `{name}`"));
-            return self;
-        };
-        let Ok(mut value) = HeaderValue::from_str(value) else {
-            self.error
-                .get_or_insert_with(|| format!("invalid value for header `{name}`"));
-            return self;
-        };
-        if matches!(
-            name,
-            header::AUTHORIZATION | header::PROXY_AUTHORIZATION | header::COOKIE
-        ) {
-            value.set_sensitive(true);
+        match request_header(name, value) {
+            Ok((name, value)) => {
+                self.headers.append(name, value);
+            }
+            Err(message) => {
+                self.error.get_or_insert(message);
+            }
         }
-        self.headers.append(name, value);
         self
     }
 
