@@ -2,10 +2,11 @@
 # Instructions per call of each in-process case and column, counted by
 # callgrind: (Ir(N2) - Ir(N1)) / (N2 - N1). Stable on a busy machine.
 # Usage: bench/icount.sh [case ...]
+#        ICOUNT=/some/dir/icount bench/icount.sh   # built elsewhere (an older commit), no build
 set -euo pipefail
 cd "$(dirname "$0")"
-cargo build --release --quiet --bin icount
-bin=target/release/icount
+bin=${ICOUNT:-target/release/icount}
+[ -n "${ICOUNT:-}" ] || cargo build --release --quiet --bin icount
 n1=1000; n2=11000
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=(add_positional add_named add_struct invalid_params batch_add_100 notification)

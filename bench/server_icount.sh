@@ -8,12 +8,23 @@
 #   bench/server_icount.sh                      # every server, http and ws, C = 16 and 64
 #   SERVERS="typed-rpc floor" TRANSPORTS=ws CONNS=16 bench/server_icount.sh
 #   TOOL=strace bench/server_icount.sh          # syscalls only (TOOL=callgrind: instructions only)
+#   NOTIFY=10 SERVERS=typed-rpc TRANSPORTS=ws bench/server_icount.sh   # 10 notifications per request
+#   SERVER_BIN=/some/dir bench/server_icount.sh  # servers built elsewhere (an older commit), no build
+#
+# With NOTIFY=K each request follows K notifications in the same write
+# (`loadgen --notify`, WebSocket only): the count per request minus the
+# count without them, over K, is the server's count per notification.
 #
 # Under either tool the server is the bottleneck, so every connection always
 # has a request waiting: the counts are those of a saturated server.
 set -euo pipefail
 cd "$(dirname "$0")"
-cargo build --release --quiet --bins
+# SERVER_BIN names a directory of servers built elsewhere: nothing is built
+# (the load generator is the one in target/release).
+bin=${SERVER_BIN:-target/release}
+[ -n "${SERVER_BIN:-}" ] || cargo build --release --quiet --bins
+notify=()
+[ -n "${NOTIFY:-}" ] && notify=(--notify "$NOTIFY")
 n1=${N1:-2000}; n2=${N2:-12000}
 servers=(${SERVERS:-floor jsonrpsee typed-rpc})
 transports=(${TRANSPORTS:-http ws})
@@ -25,9 +36,9 @@ trap 'rm -rf "$out"' EXIT
 # server name -> command line and URLs
 cmd() {
   case $1 in
-    floor) echo "target/release/server_floor --http 127.0.0.1:9101 --ws 127.0.0.1:9102" ;;
-    jsonrpsee) echo "target/release/server_jsonrpsee --addr 127.0.0.1:9201" ;;
-    typed-rpc) echo "target/release/server_ours --addr 127.0.0.1:9301" ;;
+    floor) echo "$bin/server_floor --http 127.0.0.1:9101 --ws 127.0.0.1:9102" ;;
+    jsonrpsee) echo "$bin/server_jsonrpsee --addr 127.0.0.1:9201" ;;
+    typed-rpc) echo "$bin/server_ours --addr 127.0.0.1:9301" ;;
   esac
 }
 url() {
@@ -53,7 +64,7 @@ count() {
     (exec 3<>"/dev/tcp/${addr%:*}/${addr#*:}") 2>/dev/null && break
     sleep 0.1
   done
-  taskset -c 1 target/release/loadgen --url "$url" -c "$c" --requests "$n" | grep -q 'errors=0$' \
+  taskset -c 1 target/release/loadgen --url "$url" -c "$c" --requests "$n" "${notify[@]}" | grep -q 'errors=0$' \
     || echo "# $server $url C=$c: errors" >&2
   sleep 0.5
   # valgrind runs the server in its own process; strace's server is its child,

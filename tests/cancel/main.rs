@@ -666,3 +666,50 @@ async fn our_websocket_client_cancels_a_call_that_times_out() {
     assert_eq!(WaiterClient::new(connection).ping().await.unwrap(), "pong");
     assert!(handle.shutdown().await);
 }
+
+/// Whether `message` is the `-32600` answer to a message with no usable id.
+fn is_invalid_request(message: &Value) -> bool {
+    message["error"]["code"] == -32600 && message["id"].is_null()
+}
+
+#[tokio::test]
+async fn a_malformed_cancel_is_answered_as_an_invalid_request_and_cancels_nothing() {
+    let (router, waits) = router(Some(CancelPolicy::lsp()));
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(1), "wait", json!([])).await;
+    // No `jsonrpc` member: not a notification, the same whether it goes
+    // straight to the router (nothing queued) or is sorted at the reader
+    // (behind a notification still running).
+    let malformed = json!({"method": "$/cancelRequest", "params": {"id": 1}});
+    peer.send(malformed.clone()).await;
+    assert!(is_invalid_request(&peer.next().await));
+    peer.notify("slow_note", json!([100])).await;
+    peer.send(malformed).await;
+    assert!(is_invalid_request(&peer.next().await));
+    assert_eq!(waits.probe.dropped(), 0, "the request runs on");
+    peer.notify("$/cancelRequest", json!({"id": 1})).await;
+    assert_eq!(peer.next().await, cancelled_32800(json!(1)));
+    hang_up_and_shut_down(peer, handle).await;
+}
+
+#[tokio::test]
+async fn a_notification_named_as_the_cancel_is_the_cancel_not_its_handler() {
+    // The policy takes the method of one of the service's notifications.
+    let policy = CancelPolicy::new("report", "id").answer_with(typed_rpc::ErrorObject::new(
+        CancelPolicy::LSP_REQUEST_CANCELLED,
+        "Request cancelled",
+    ));
+    let (router, waits) = router(Some(policy));
+    let (handle, mut peer) = session(router, Limits::default()).await;
+    peer.start_first(&waits, json!(1), "wait", json!([])).await;
+    peer.notify("report", json!({"id": 1})).await;
+    assert_eq!(peer.next().await, cancelled_32800(json!(1)));
+    peer.notify("report", json!({"text": "no id"})).await;
+    // Notifications run in order: had either run its handler, it would
+    // have before this answer.
+    peer.call(json!(2), "ping", json!([])).await;
+    assert_eq!(peer.next().await, pong(2));
+    let report = tokio::time::timeout(Duration::from_millis(50), waits.probe.report()).await;
+    assert!(report.is_err(), "the handler never ran: {report:?}");
+    hang_up_and_shut_down(peer, handle).await;
+}

@@ -246,3 +246,90 @@ async fn a_full_server_makes_room_from_idle_connections_never_from_a_streaming_o
     }
     assert_eq!(alive.load(Ordering::SeqCst), 1, "its producer still runs");
 }
+
+/// What a client's handlers were sent: each `note` notification's params.
+#[typed_rpc::rpc]
+trait Notes {
+    #[notification(name = "note")]
+    async fn note(&self, #[params] params: serde_json::Value);
+}
+
+#[derive(Clone, Default)]
+struct Seen(std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>);
+
+impl Notes for Seen {
+    async fn note(&self, params: serde_json::Value) {
+        self.0.lock().unwrap().push(params);
+    }
+}
+
+#[tokio::test]
+async fn items_for_a_subscription_no_call_named_are_kept_from_the_handlers() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use typed_rpc::transport::stream::{FramedReader, FramedWriter};
+
+    let (client_end, peer_end) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(client_end);
+    let seen = Seen::default();
+    let connection = Connection::connect(
+        FramedReader::new(read, Framing::Lines, 1 << 20),
+        FramedWriter::new(write, Framing::Lines),
+        Router::new(seen.clone().into_service()),
+    )
+    .with_timeout(connect::PATIENCE);
+    let (read, mut write) = tokio::io::split(peer_end);
+    let peer = tokio::spawn(async move {
+        let mut lines = BufReader::new(read).lines();
+        let call = lines.next_line().await.unwrap().unwrap();
+        assert!(call.contains(r#""method":"eth_subscribe""#), "{call}");
+        for line in [
+            r#"{"jsonrpc":"2.0","result":"a","id":1}"#,
+            r#"{"jsonrpc":"2.0","method":"note","params":{"plain":1}}"#,
+            // Named by no call of this client's, though shaped as an item
+            // and sent under a handler's name: kept for a call yet to come.
+            r#"{"jsonrpc":"2.0","method":"note","params":{"subscription":"z","result":1}}"#,
+            r#"{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"z","result":{"number":"0x9","hash":"0x"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"a","result":{"number":"0x1","hash":"0x"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"a"}}"#,
+            // Run after everything before it, in order.
+            r#"{"jsonrpc":"2.0","method":"note","params":{"last":1}}"#,
+        ] {
+            write
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        // Read on (the unsubscribe) until the client hangs up.
+        while let Ok(Some(_)) = lines.next_line().await {}
+    });
+    let client = TickerClient::new(connection);
+    let mut heads = client.subscribe("newHeads".into()).await.unwrap();
+    let mut numbers = Vec::new();
+    while let Some(head) = tokio::time::timeout(connect::PATIENCE, heads.next())
+        .await
+        .expect("the end comes")
+    {
+        numbers.push(head.unwrap().number);
+    }
+    assert_eq!(
+        numbers,
+        ["0x1"],
+        "only the items of the subscription called"
+    );
+    let last = serde_json::json!({"last": 1});
+    let ran_all = async {
+        while !seen.0.lock().unwrap().contains(&last) {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(connect::PATIENCE, ran_all)
+        .await
+        .expect("the last note runs");
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        [serde_json::json!({"plain": 1}), last],
+        "the handlers saw the plain notes only"
+    );
+    drop((heads, client));
+    peer.await.unwrap();
+}

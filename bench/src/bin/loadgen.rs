@@ -6,6 +6,7 @@
 //! loadgen --url ws://127.0.0.1:9102/   [-c 16] [-d 5] [--warmup 1] [--ws-client raw|tungstenite]
 //! loadgen --url ws://127.0.0.1:9102/ --idle 1000   # memory per idle connection
 //! loadgen --url http://127.0.0.1:9101/ -c 16 --requests 20000   # a fixed count, no timing
+//! loadgen --url ws://127.0.0.1:9102/ -c 16 --requests 20000 --notify 10   # 10 notifications before each
 //! ```
 //!
 //! `--requests N` makes exactly N requests in all (N / C on each connection,
@@ -13,6 +14,11 @@
 //! `RESULT requests=.. errors=..`: for counting what the server does per
 //! request (instructions under callgrind, syscalls under strace), where the
 //! difference between two counts cancels the connection setup.
+//!
+//! `--notify K` (WebSocket, `raw` client) sends K notifications
+//! (`notify(1, 2)`, one frame each) in the same write as each request: the
+//! difference of two servers' counts with and without them, over K, is
+//! what a server does per notification.
 //!
 //! Every request is `add(conn, seq)` with id `seq`; every reply is checked
 //! (status 200, `jsonrpc`, the id sent, the sum). A wrong reply counts as an
@@ -62,6 +68,7 @@ struct Args {
     ws_client: String,
     idle: Option<u64>,
     requests: Option<u64>,
+    notify: usize,
 }
 
 fn parse_args() -> Args {
@@ -74,6 +81,7 @@ fn parse_args() -> Args {
         ws_client: "raw".to_owned(),
         idle: None,
         requests: None,
+        notify: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -94,6 +102,7 @@ fn parse_args() -> Args {
             "--requests" => {
                 args.requests = Some(value().parse().unwrap_or_else(|_| die("bad --requests")))
             }
+            "--notify" => args.notify = value().parse().unwrap_or_else(|_| die("bad --notify")),
             other => die(&format!("unknown argument {other}")),
         }
     }
@@ -300,6 +309,8 @@ impl Conn for HyperHttp {
 struct RawWs {
     stream: TcpStream,
     buf: Vec<u8>,
+    /// The notification frames written before each request (`--notify`).
+    notes: Vec<u8>,
 }
 
 /// The client's masking key: fixed, which the protocol allows a client
@@ -307,7 +318,7 @@ struct RawWs {
 const MASK: [u8; 4] = [0x37, 0xfa, 0x21, 0x3d];
 
 impl RawWs {
-    async fn connect(url: &str) -> Result<Self, String> {
+    async fn connect(url: &str, notify: usize) -> Result<Self, String> {
         let host = authority(url);
         let mut stream = TcpStream::connect(host).await.map_err(|e| e.to_string())?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
@@ -320,9 +331,11 @@ impl RawWs {
             .write_all(handshake.as_bytes())
             .await
             .map_err(|e| e.to_string())?;
+        let note = masked_frame(br#"{"jsonrpc":"2.0","method":"notify","params":[1,2]}"#)?;
         let mut conn = RawWs {
             stream,
             buf: Vec::with_capacity(4096),
+            notes: note.repeat(notify),
         };
         let head_end = read_head(&mut conn.stream, &mut conn.buf).await?;
         if !conn.buf.starts_with(b"HTTP/1.1 101") {
@@ -354,22 +367,13 @@ impl RawWs {
 
 impl Conn for RawWs {
     async fn round_trip(&mut self, body: String) -> Result<Vec<u8>, String> {
-        let payload = body.as_bytes();
-        let mut frame = Vec::with_capacity(payload.len() + 8);
-        frame.push(0x81); // FIN, text
-        match payload.len() {
-            len @ 0..=125 => frame.push(0x80 | len as u8),
-            len => {
-                frame.push(0x80 | 126);
-                frame.extend_from_slice(
-                    &u16::try_from(len).map_err(|e| e.to_string())?.to_be_bytes(),
-                );
-            }
-        }
-        frame.extend_from_slice(&MASK);
-        frame.extend(payload.iter().zip(MASK.iter().cycle()).map(|(b, m)| b ^ m));
+        let frame = masked_frame(body.as_bytes())?;
+        let frames = match self.notes.is_empty() {
+            true => frame,
+            false => [self.notes.as_slice(), &frame].concat(),
+        };
         self.stream
-            .write_all(&frame)
+            .write_all(&frames)
             .await
             .map_err(|e| e.to_string())?;
         loop {
@@ -397,6 +401,22 @@ impl Conn for RawWs {
             }
         }
     }
+}
+
+/// `payload` as one masked text frame.
+fn masked_frame(payload: &[u8]) -> Result<Vec<u8>, String> {
+    let mut frame = Vec::with_capacity(payload.len() + 8);
+    frame.push(0x81); // FIN, text
+    match payload.len() {
+        len @ 0..=125 => frame.push(0x80 | len as u8),
+        len => {
+            frame.push(0x80 | 126);
+            frame.extend_from_slice(&u16::try_from(len).map_err(|e| e.to_string())?.to_be_bytes());
+        }
+    }
+    frame.extend_from_slice(&MASK);
+    frame.extend(payload.iter().zip(MASK.iter().cycle()).map(|(b, m)| b ^ m));
+    Ok(frame)
 }
 
 type WsStream = tokio_tungstenite::WebSocketStream<TcpStream>;
@@ -438,8 +458,11 @@ impl Conn for Ws {
 
 async fn connect(url: &str, args: &Args) -> Result<Box<dyn DynConn>, String> {
     let ws = url.starts_with("ws://");
+    if args.notify > 0 && !(ws && args.ws_client == "raw") {
+        die("--notify needs a ws:// URL and the raw WebSocket client");
+    }
     match (ws, args.client.as_str(), args.ws_client.as_str()) {
-        (true, _, "raw") => Ok(Box::new(RawWs::connect(url).await?)),
+        (true, _, "raw") => Ok(Box::new(RawWs::connect(url, args.notify).await?)),
         (true, _, "tungstenite") => Ok(Box::new(Ws::connect(url).await?)),
         (false, "raw", _) => Ok(Box::new(RawHttp::connect(url).await?)),
         (false, "hyper", _) => Ok(Box::new(HyperHttp::connect(url).await?)),

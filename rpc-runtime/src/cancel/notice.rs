@@ -4,11 +4,10 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::CancelPolicy;
-use crate::wire::Id;
+use crate::wire::{Id, Notification};
 
 impl CancelPolicy {
     /// The text of the notification that cancels our call `id`.
@@ -27,23 +26,15 @@ impl CancelPolicy {
         Some(crate::wire::failure(Some(Id::new(id)?), error))
     }
 
-    /// If `message` is this policy's notification, the id of the request it
-    /// cancels (`None` inside when it names none, or not one a request may have).
-    pub(crate) fn cancelled_by(&self, message: &[u8]) -> Option<Option<RequestKey>> {
-        // Most notifications are not cancels, and some are large (a whole
-        // document in LSP's `didChange`): a search for the method name's
-        // last segment skips the parse for nearly all. A name spelled with
-        // escapes is missed, and the notification then goes to the router
-        // like any other.
-        let tail = self.method.rsplit('/').next().unwrap_or_default();
-        if !tail.is_empty() && !contains(message, tail.as_bytes()) {
+    /// If `notification` is this policy's, the id of the request it
+    /// cancels (`None` inside when it names none, or not one a request may
+    /// have). The notification has been read once, at the connection's
+    /// reader: its method is compared, and only a cancel's params are read.
+    pub(crate) fn cancelled_by(&self, notification: &Notification) -> Option<Option<RequestKey>> {
+        if notification.method() != self.method {
             return None;
         }
-        let notice: Notice<'_> = serde_json::from_slice(message).ok()?;
-        if notice.method != self.method || notice.id.is_some() {
-            return None;
-        }
-        let params = notice.params.and_then(|params| {
+        let params = notification.params().and_then(|params| {
             serde_json::from_str::<std::collections::HashMap<Cow<'_, str>, &RawValue>>(params.get())
                 .ok()
         });
@@ -53,23 +44,6 @@ impl CancelPolicy {
             .and_then(|raw| RequestKey::of(raw));
         Some(key)
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
-}
-
-/// A notification as far as a cancel needs it.
-#[derive(Deserialize)]
-struct Notice<'a> {
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
 }
 
 /// A request's id, owned, as a cancel names it: strings compare by their
@@ -98,8 +72,9 @@ impl RequestKey {
 mod tests {
     use super::*;
 
+    /// What `policy` makes of `message`, read as the connection reads it.
     fn cancelled(policy: &CancelPolicy, message: &str) -> Option<Option<RequestKey>> {
-        policy.cancelled_by(message.as_bytes())
+        policy.cancelled_by(&Notification::read(message.as_bytes())?)
     }
 
     fn text(id: &str) -> Option<Option<RequestKey>> {

@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use super::Router;
-use crate::wire::{self, Entry, Message};
+use crate::wire::{self, Entry, Message, Notification};
 use crate::{CancelPolicy, Context};
 
 impl Router {
@@ -15,23 +17,30 @@ impl Router {
         self.inner.cancel.as_ref()
     }
 
-    /// Handles one message from the peer of a two-way connection, except a
-    /// lone notification (unless `run_notification`) or response: those it
-    /// reports unrun, for the connection to run notifications in their turn
-    /// and to hand responses to the calls waiting for them. The one parse
+    /// Handles one message from the peer of a two-way connection. Given
+    /// its text, it reports a lone notification or a response unrun: the
+    /// notification as its parse read it, for the connection to run in its
+    /// turn (handed back here as read, not parsed again), and a response for
+    /// the connection to hand to the call waiting for it. The one parse
     /// tells them apart, where a scan before the parse would cost a request
     /// a tenth more.
     pub(crate) async fn handle_from_peer(
         &self,
-        message: &[u8],
+        message: &PeerMessage,
         context: &Context,
-        run_notification: bool,
     ) -> FromPeer {
-        match wire::parse(message, self.inner.settings.max_batch_len) {
-            Ok(Message::Single(Entry::Request(request)))
-                if request.id().is_none() && !run_notification =>
-            {
-                FromPeer::Notification
+        // One parse and one call of the handler for both, as the request's
+        // path had before notifications came read: that path stays as lean.
+        let (parsed, read) = match message {
+            PeerMessage::Text(text) => (wire::parse(text, self.inner.settings.max_batch_len), false),
+            PeerMessage::Notification(notification) => (
+                Ok(Message::Single(Entry::Request(notification.as_request()))),
+                true,
+            ),
+        };
+        match parsed {
+            Ok(Message::Single(Entry::Request(request))) if request.id().is_none() && !read => {
+                FromPeer::Notification(Notification::of(&request))
             }
             Ok(Message::Single(Entry::Invalid { response: true, .. })) => FromPeer::Response,
             Ok(Message::Single(entry)) => FromPeer::Reply(self.handle_entry(&entry, context).await),
@@ -43,12 +52,22 @@ impl Router {
     }
 }
 
+/// A message from the peer of a two-way connection, as the connection
+/// hands it to the router.
+pub(crate) enum PeerMessage {
+    /// Its text: a request, a batch, or anything the router parses (and
+    /// answers, if it is invalid).
+    Text(Bytes),
+    /// A lone notification, already read.
+    Notification(Notification),
+}
+
 /// What [`Router::handle_from_peer`] did with a message.
 pub(crate) enum FromPeer {
     /// Handled: the reply, if any.
     Reply(Option<String>),
-    /// A lone notification, not run.
-    Notification,
+    /// A lone notification, read and not run.
+    Notification(Notification),
     /// A lone response.
     Response,
 }

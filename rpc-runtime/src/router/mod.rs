@@ -27,7 +27,7 @@ cfg_not_schema! {
 }
 cfg_duplex! {
     mod from_peer;
-    pub(crate) use from_peer::FromPeer;
+    pub(crate) use from_peer::{FromPeer, PeerMessage};
 }
 cfg_http! {
     mod streaming;

@@ -6,13 +6,17 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::Notification;
+
 /// What a message arriving on a two-way connection is.
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
-    /// A single notification (a `method` and no `id`), for the router.
-    Notification,
-    /// A request, a batch, or something invalid: all for the router, which
-    /// answers each as the protocol says.
+    /// A single valid notification, read once: what it is for (a cancel
+    /// notice, an item of a subscription, or the router) is told by its
+    /// method and params, not by reading it again.
+    Notification(Notification),
+    /// A request, a batch, or something invalid (an invalid notification
+    /// too): all for the router, which answers each as the protocol says.
     ForRouter,
     /// Responses to our own requests, each with the id it answers.
     Responses(Vec<(Option<u64>, &'a RawValue)>),
@@ -40,9 +44,10 @@ pub(crate) fn classify(message: &[u8]) -> Incoming<'_> {
     match first_byte(message) {
         // Requests and notifications, nearly everything a server receives,
         // are told apart by the scanner; responses are read by serde, which
-        // also checks that they are JSON before they are handed over.
+        // also checks that they are JSON before they are handed over, and
+        // notifications by the router's parser, once, for every later stage.
         Some(b'{') => match scan(message) {
-            Some(shape) if shape.is_notification() => Incoming::Notification,
+            Some(shape) if shape.is_notification() => notification(message),
             Some(shape) if !shape.is_response() => Incoming::ForRouter,
             _ => classify_object(message),
         },
@@ -60,8 +65,17 @@ fn classify_object(message: &[u8]) -> Incoming<'_> {
                 Err(_) => Incoming::ForRouter,
             }
         }
-        Ok(peek) if peek.shape.is_notification() => Incoming::Notification,
+        Ok(peek) if peek.shape.is_notification() => notification(message),
         _ => Incoming::ForRouter,
+    }
+}
+
+/// The notification `message` is shaped as, read; the router's to answer
+/// if it is not a valid one.
+fn notification(message: &[u8]) -> Incoming<'_> {
+    match Notification::read(message) {
+        Some(notification) => Incoming::Notification(notification),
+        None => Incoming::ForRouter,
     }
 }
 

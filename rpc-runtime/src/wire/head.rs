@@ -7,6 +7,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::Notification;
+
 /// What a connection needs of one message object before it runs it: the
 /// method (whose [`Turn`](crate::Turn) says when) and the params (to read
 /// a turn's key from). Read with serde, borrowing from the message; the
@@ -21,6 +23,14 @@ impl<'a> Head<'a> {
     /// The head of `message`; `None` when it is not a JSON object.
     pub(crate) fn read(message: &'a [u8]) -> Option<Head<'a>> {
         serde_json::from_slice(message).ok()
+    }
+
+    /// The head of a notification already read: nothing to read again.
+    pub(crate) fn of(notification: &'a Notification) -> Head<'a> {
+        Head {
+            method: Some(Cow::Borrowed(notification.method())),
+            params: notification.params(),
+        }
     }
 
     /// The JSON text of the value at `pointer` (RFC 6901) in the params;

@@ -6,6 +6,8 @@ mod classify;
 mod head;
 mod id;
 mod member;
+#[cfg(feature = "duplex")]
+mod notification;
 mod request;
 mod request_object;
 mod response;
@@ -15,6 +17,8 @@ pub(crate) use classify::{Incoming, classify, is_object};
 #[cfg(feature = "duplex")]
 pub(crate) use head::Head;
 pub use id::Id;
+#[cfg(feature = "duplex")]
+pub(crate) use notification::Notification;
 pub(crate) use request::Request;
 pub(crate) use request::{Entry, Message, invalid_request, parse};
 pub use response::Response;

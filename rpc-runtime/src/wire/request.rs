@@ -81,7 +81,9 @@ pub(crate) enum Message<'a> {
 }
 
 /// Parses one message; an `Err` is the single error object to send back.
-#[inline]
+// Always inlined: every caller is a hot path (a request's, or a two-way
+// connection's notification), and a call here would cost each a call more.
+#[inline(always)]
 pub(crate) fn parse(input: &[u8], max_batch_len: usize) -> Result<Message<'_>, ErrorObject> {
     // Validating the whole input once is cheaper than letting serde_json
     // validate each string and raw value (`id`, `params`) it borrows.

@@ -9,7 +9,7 @@ use super::cancel::Cancels;
 use super::order::Order;
 use super::reader::is_cancel;
 use crate::transport::Inbound;
-use crate::wire::{self, Incoming};
+use crate::wire::{self, Incoming, Notification};
 use crate::{ErrorObject, code};
 
 /// Messages read ahead of their turn. When every place for the peer's
@@ -31,12 +31,20 @@ use crate::{ErrorObject, code};
 /// reading instead would leave the awaited response unread behind the
 /// bytes not read: the deadlock this backlog exists to prevent.
 pub(super) struct Backlog {
-    held: VecDeque<io::Result<Inbound>>,
-    /// What `held` costs, by [`cost`].
+    /// What is held, each with what it costs, by [`cost`].
+    held: VecDeque<(usize, Held)>,
+    /// What `held` costs in all.
     bytes: usize,
     budget: usize,
     /// The peer closed, or the read failed: nothing more to read.
     ended: bool,
+}
+
+/// A message held: as it was read, or a notification already read (it is
+/// not read again when its turn comes).
+pub(super) enum Held {
+    Read(io::Result<Inbound>),
+    Notification(Notification),
 }
 
 /// The backlog is full: the connection must end.
@@ -67,9 +75,9 @@ impl Backlog {
     }
 
     /// The next message held, in the order it was read.
-    pub(super) fn next(&mut self) -> Option<io::Result<Inbound>> {
-        let next = self.held.pop_front()?;
-        self.bytes -= cost(&next);
+    pub(super) fn next(&mut self) -> Option<Held> {
+        let (cost, next) = self.held.pop_front()?;
+        self.bytes -= cost;
         Some(next)
     }
 
@@ -79,7 +87,8 @@ impl Backlog {
     }
 
     /// Takes a message read ahead: a response goes to its call, a cancel
-    /// acts, anything else is held, unless the backlog is already full.
+    /// acts, anything else is held (a notification as read), unless the
+    /// backlog is already full.
     pub(super) fn hold(
         &mut self,
         read: io::Result<Inbound>,
@@ -87,23 +96,31 @@ impl Backlog {
         shared: &Arc<Shared>,
         cancels: &mut Option<Cancels>,
     ) -> Result<(), OverBudget> {
-        if let Ok(Inbound::Message(message)) = &read {
-            match wire::classify(message) {
+        let cost = cost(&read);
+        let held = match &read {
+            Ok(Inbound::Message(message)) => match wire::classify(message) {
                 Incoming::Responses(responses) => {
                     order.deliver(shared, message, responses);
                     return Ok(());
                 }
-                Incoming::Notification if is_cancel(cancels, message) => return Ok(()),
-                _ => {}
-            }
-        }
+                Incoming::Notification(notification) if is_cancel(cancels, &notification) => {
+                    return Ok(());
+                }
+                Incoming::Notification(notification) => Held::Notification(notification),
+                Incoming::ForRouter | Incoming::Mixed { .. } => Held::Read(read),
+            },
+            _ => Held::Read(read),
+        };
         // The end of the input is always held: it is the last thing read.
-        self.ended = !matches!(read, Ok(Inbound::Message(_) | Inbound::TooLarge));
+        self.ended = !matches!(
+            held,
+            Held::Notification(_) | Held::Read(Ok(Inbound::Message(_) | Inbound::TooLarge))
+        );
         if !self.ended && self.bytes >= self.budget {
             return Err(OverBudget);
         }
-        self.bytes += cost(&read);
-        self.held.push_back(read);
+        self.bytes += cost;
+        self.held.push_back((cost, held));
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use super::reader::Served;
 use crate::CancelPolicy;
 use crate::Router;
 use crate::cancel::{RequestKey, WATCH, Watch};
+use crate::wire::Notification;
 
 /// The peer's requests that run as tasks of the connection, by id for its
 /// cancel notifications to find, and by key for the exclusive messages that
@@ -54,7 +55,7 @@ impl Cancels {
 
     /// Acts on `notification` if it is the policy's cancel: `true` when it
     /// was, and must go no further.
-    pub(super) fn cancel(&mut self, notification: &[u8]) -> bool {
+    pub(super) fn cancel(&mut self, notification: &Notification) -> bool {
         let Some(policy) = &self.policy else {
             return false;
         };

@@ -13,12 +13,29 @@
 //! what a handler sent the peer before it returned goes out before its
 //! reply.
 //!
+//! Each message is read once, at the reader, into what it is, and handed on
+//! as that. A lone object that can only be for the router (nothing queued,
+//! no call of this end waiting, no turns declared) goes straight to it,
+//! whose one parse tells a request from a notification and hands a lone
+//! notification back read ([`wire::Notification`]: its method and raw
+//! params); anything else is sorted first (`wire::classify`: a scan of its
+//! member names, a parse only of what is not a request). A notification is
+//! then, by its method and params and never its text again, the cancel
+//! policy's ([`CancelPolicy::cancelled_by`]), an item of one of this end's
+//! subscriptions (`our_subscriptions.rs`, which reads only its params), or
+//! the router's to run in the turn its method asks for (`order.rs`), which
+//! runs it as read (`router::PeerMessage::Notification`). Responses go to their
+//! calls; requests and batches are parsed by the router as they run.
+//!
+//! [`wire::Notification`]: crate::wire::Notification
+//! [`CancelPolicy::cancelled_by`]: crate::CancelPolicy::cancelled_by
+//!
 //! | file | its job |
 //! |---|---|
 //! | `mod.rs` | the [`Connection`] handle and the calls waiting for their responses |
 //! | `message.rs` | [`MessageReader`] and [`MessageWriter`], what a transport implements |
 //! | `open.rs` | a connection's settings, the constructors, the driver of both loops |
-//! | `reader.rs` | the read loop: the peer's requests to the router, responses to their calls |
+//! | `reader.rs` | the read loop: each message read once, requests and notifications to the router, responses to their calls |
 //! | `order.rs` | the peer's messages in the order their methods ask for, responses to our calls |
 //! | `schedule.rs` | when each message may start: exclusive ones alone, shared ones together |
 //! | `backlog.rs` | what is read past, while requests wait for room, to find a response a handler waits for |
@@ -400,6 +417,7 @@ fn send_soon(outbox: &mpsc::Sender<writer::Outbound>, message: String) {
 /// Whether no call of this end waits for a response. A server that never
 /// calls its client (the common case) has handed out no id: it need not
 /// lock the map to know.
+#[inline]
 fn no_calls_waiting(shared: &Shared) -> bool {
     shared.next_id.load(Ordering::Relaxed) == FIRST_ID || lock(&shared.pending).is_empty()
 }

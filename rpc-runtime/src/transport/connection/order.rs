@@ -8,6 +8,7 @@ use bytes::Bytes;
 use super::schedule::{Kind, Schedule, Ticket};
 use super::{Shared, deliver};
 use crate::Router;
+use crate::router::PeerMessage;
 use crate::wire::{self, Head, Incoming};
 
 /// Admits the peer's requests and notifications into the connection's
@@ -50,42 +51,48 @@ impl Order {
         self.declared
     }
 
-    /// Admits the next message: a lone notification if `notification`,
-    /// else a request or a batch.
-    pub(super) fn admit(
+    /// Admits the next message to run: a lone notification (read at the
+    /// reader, its method and params at hand), or a request or a batch
+    /// (whose head is read here only when the router declares turns).
+    #[inline]
+    pub(super) fn admit(&mut self, router: &Router, message: &PeerMessage) -> Admitted {
+        let notification = matches!(message, PeerMessage::Notification(_));
+        // Nearly every router declares no turns: that case costs the read
+        // loop no call.
+        match self.declared {
+            false => self.undeclared(notification),
+            true => self.admit_declared(router, message, notification),
+        }
+    }
+
+    /// Admits a message as its method's declared turn says.
+    fn admit_declared(
         &mut self,
         router: &Router,
-        message: &[u8],
+        message: &PeerMessage,
         notification: bool,
     ) -> Admitted {
-        let undeclared = |schedule: &mut Schedule| Admitted {
-            ticket: schedule.admit(match notification {
-                true => Kind::InOrder,
-                false => Kind::Loose,
-            }),
-            key: None,
-            supersedes: None,
-        };
-        if !self.declared {
-            return undeclared(&mut self.schedule);
-        }
-        if !wire::is_object(message) {
+        let head = match message {
+            PeerMessage::Notification(read) => Head::of(read),
             // A batch: what its entries declare is not looked into.
-            return Admitted {
-                ticket: self.schedule.admit(Kind::Exclusive),
-                key: None,
-                supersedes: None,
-            };
-        }
-        let Some(head) = Head::read(message) else {
-            return undeclared(&mut self.schedule);
+            PeerMessage::Text(batch) if !wire::is_object(batch) => {
+                return Admitted {
+                    ticket: self.schedule.admit(Kind::Exclusive),
+                    key: None,
+                    supersedes: None,
+                };
+            }
+            PeerMessage::Text(request) => match Head::read(request) {
+                Some(head) => head,
+                None => return self.undeclared(false),
+            },
         };
         let Some(turn) = head
             .method
             .as_deref()
             .and_then(|method| router.turn_of(method))
         else {
-            return undeclared(&mut self.schedule);
+            return self.undeclared(notification);
         };
         let kind = match (turn.access(), notification) {
             (Some(crate::Access::Exclusive), _) => Kind::Exclusive,
@@ -102,6 +109,20 @@ impl Order {
             ticket: self.schedule.admit(kind),
             key: key.filter(|_| !notification && matches!(kind, Kind::Shared | Kind::Loose)),
             supersedes,
+        }
+    }
+
+    /// Admits a message whose method declares no turn: a notification in
+    /// order, a request loose.
+    #[inline]
+    fn undeclared(&mut self, notification: bool) -> Admitted {
+        Admitted {
+            ticket: self.schedule.admit(match notification {
+                true => Kind::InOrder,
+                false => Kind::Loose,
+            }),
+            key: None,
+            supersedes: None,
         }
     }
 
@@ -146,7 +167,7 @@ impl Order {
                     let owners = responses.into_iter().filter(|(id, _)| ids.contains(id));
                     deliver(&shared, &message, owners.collect())
                 }
-                Incoming::Notification | Incoming::ForRouter => {}
+                Incoming::Notification(_) | Incoming::ForRouter => {}
             }
         });
     }

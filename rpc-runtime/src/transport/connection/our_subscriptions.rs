@@ -15,6 +15,7 @@ use tokio_util::sync::WaitForCancellationFutureOwned;
 use super::{Connection, Shared};
 use crate::client::{ClientError, RawItems};
 use crate::transport::sync::lock;
+use crate::wire::Notification;
 use crate::{ErrorObject, StreamInfo};
 
 /// One item as the transport brings it.
@@ -47,18 +48,11 @@ struct Routes {
     early: HashMap<(String, String), VecDeque<Note>>,
 }
 
-/// A subscription's notification, read.
-#[derive(Deserialize)]
-struct Notification<'a> {
-    #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
-    params: NoteParams,
-}
-
 /// A subscription notification's params: `result`, `error` or `end`.
 #[derive(Deserialize)]
-struct NoteParams {
-    subscription: Box<RawValue>,
+struct NoteParams<'a> {
+    #[serde(borrow)]
+    subscription: &'a RawValue,
     result: Option<Box<RawValue>>,
     error: Option<ErrorObject>,
 }
@@ -70,7 +64,7 @@ enum Note {
     End,
 }
 
-impl NoteParams {
+impl NoteParams<'_> {
     fn note(self) -> Note {
         match (self.result, self.error) {
             (Some(result), _) => Note::Result(result),
@@ -81,21 +75,25 @@ impl NoteParams {
 }
 
 impl Subscribed {
-    /// Takes `message` if it is an item of one of this end's
-    /// subscriptions, and hands it to its stream (waiting while the stream
-    /// is full); `false` leaves it to the router.
-    pub(super) async fn route(&self, message: &[u8]) -> bool {
+    /// Takes `notification` if it is an item of one of this end's
+    /// subscriptions (its params name a `subscription`), and hands it to
+    /// its stream (waiting while the stream is full); `false` leaves it to
+    /// the router. Only the params are read: the reader has read the rest.
+    pub(super) async fn route(&self, notification: &Notification) -> bool {
         if self.open.load(Ordering::Relaxed) == 0 {
             return false;
         }
-        let Ok(notification) = serde_json::from_slice::<Notification<'_>>(message) else {
+        let Some(params) = notification.params() else {
+            return false;
+        };
+        let Ok(params) = serde_json::from_str::<NoteParams<'_>>(params.get()) else {
             return false;
         };
         let key = (
-            notification.method.into_owned(),
-            notification.params.subscription.get().to_owned(),
+            notification.method().to_owned(),
+            params.subscription.get().to_owned(),
         );
-        let note = notification.params.note();
+        let note = params.note();
         let sender = {
             let mut routes = lock(&self.routes);
             match routes.live.get(&key) {

@@ -13,16 +13,16 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tracing::{Instrument, Span};
 
-use super::backlog::{Backlog, over_budget};
+use super::backlog::{Backlog, Held, over_budget};
 use super::cancel::Cancels;
 use super::order::Order;
 use super::schedule::Ticket;
 use super::writer::{Outbound, Replies};
 use super::{DirectReply, Inbound, MessageReader, Setup, Shared, no_calls_waiting};
-use crate::router::FromPeer;
+use crate::router::{FromPeer, PeerMessage};
 use crate::transport::sync::in_flight::{InFlight, Permit};
 use crate::transport::sync::rare_events::{self, Event, Raced, Rare};
-use crate::wire::{self, Incoming};
+use crate::wire::{self, Incoming, Notification};
 use crate::{Context, ErrorObject};
 
 /// Serves the peer's messages until it closes the connection, the read
@@ -59,8 +59,9 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
     let mut cancels = Cancels::of(&setup.router, setup.max_in_flight);
     // What was read past while the requests before it waited for room.
     let mut backlog = Backlog::new(setup.max_backlog);
-    // A lone notification the router left unrun, to run in its turn.
-    let mut carried: Option<Bytes> = None;
+    // A lone notification read and not yet run (the router left it for its
+    // turn, or the backlog held it), to run next.
+    let mut carried: Option<Notification> = None;
     // Made once and polled only when they fire: a message costs no timer
     // and no cancellation check (see `Rare`). One `Rare` waits for all that
     // interrupts the reading: the connection closing or the server stopping
@@ -80,11 +81,17 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         }),
     ));
     'reading: loop {
-        let (message, unrun) = match carried.take() {
-            Some(notification) => (notification, true),
+        let message = match carried.take() {
+            Some(notification) => Read::Notification(notification),
             None => {
                 let read = match backlog.next() {
-                    Some(held) => Some(held),
+                    Some(Held::Read(held)) => Some(held),
+                    Some(Held::Notification(notification)) => {
+                        active.store(true, Ordering::Relaxed);
+                        touch(setup);
+                        carried = Some(notification);
+                        continue;
+                    }
                     None => match interrupts.race(pin!(reader.read_message())).await {
                         Raced::Done(read) => Some(read),
                         Raced::Interrupted(Event::First) => break,
@@ -123,41 +130,33 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 };
                 active.store(true, Ordering::Relaxed);
                 touch(setup);
-                (message, false)
+                Read::Message(message)
             }
         };
+        // Each message is read once, into what it is, and handed on as that.
         // A lone object that could only be for the router or dropped (no
         // turns declared, no call of ours waits for a response, nothing is
         // queued before it, a permit is free) goes straight to the router,
         // which tells a notification or a response from a request as it
         // parses: nearly every message a server gets. The rest are sorted
-        // first.
-        let direct = inline
-            && !unrun
-            && !order.is_declared()
-            && order.is_settled()
-            && in_flight.has_free()
-            && wire::is_object(&message)
-            && no_calls_waiting(shared);
-        let (request, notification) = if direct {
-            (message, false)
-        } else {
-            let incoming = match unrun {
-                true => Incoming::Notification,
-                false => wire::classify(&message),
-            };
-            match incoming {
-                Incoming::Notification => {
-                    if is_cancel(&mut cancels, &message) {
-                        continue;
-                    }
-                    // An item of one of this end's subscriptions is for its reader.
-                    if shared.subscribed.route(&message).await {
-                        continue;
-                    }
-                    (message, true)
-                }
-                Incoming::ForRouter => (message, false),
+        // first: a notification read into its method and params, which the
+        // cancel notices, the subscriptions, the order and the router take
+        // as they are.
+        let for_router = match message {
+            Read::Message(message)
+                if inline
+                    && !order.is_declared()
+                    && order.is_settled()
+                    && in_flight.has_free()
+                    && wire::is_object(&message)
+                    && no_calls_waiting(shared) =>
+            {
+                PeerMessage::Text(message)
+            }
+            Read::Notification(notification) => PeerMessage::Notification(notification),
+            Read::Message(message) => match wire::classify(&message) {
+                Incoming::Notification(notification) => PeerMessage::Notification(notification),
+                Incoming::ForRouter => PeerMessage::Text(message),
                 Incoming::Responses(responses) => {
                     order.deliver(shared, &message, responses);
                     continue;
@@ -170,10 +169,19 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                     // to the router.
                     let requests = Bytes::from(batch_of(&requests));
                     order.deliver(shared, &message, responses);
-                    (requests, false)
+                    PeerMessage::Text(requests)
                 }
-            }
+            },
         };
+        if let PeerMessage::Notification(notification) = &for_router {
+            if is_cancel(&mut cancels, notification) {
+                continue;
+            }
+            // An item of one of this end's subscriptions is for its reader.
+            if shared.subscribed.route(notification).await {
+                continue;
+            }
+        }
         // A permit is nearly always free: waiting for one is the slow path.
         let permit = match in_flight.try_take() {
             Some(permit) => permit,
@@ -199,7 +207,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 }
             },
         };
-        let admitted = order.admit(&setup.router, &request, notification);
+        let admitted = order.admit(&setup.router, &for_router);
         if let (Some(key), Some(cancels)) = (&admitted.supersedes, cancels.as_mut()) {
             cancels.supersede(key);
         }
@@ -208,12 +216,13 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
         // when it can be cancelled: a reference count (on WebSocket, a
         // small allocation), where parsing every request for its id would
         // cost more.
-        let held = (cancels.is_some() && !notification).then(|| request.clone());
-        let (ticket, key) = (admitted.ticket, admitted.key);
-        let tasks = match notification {
-            true => &mut notifications,
-            false => &mut requests,
+        let (held, tasks) = match &for_router {
+            PeerMessage::Text(request) => {
+                (cancels.is_some().then(|| request.clone()), &mut requests)
+            }
+            PeerMessage::Notification(_) => (None, &mut notifications),
         };
+        let (ticket, key) = (admitted.ticket, admitted.key);
         if inline {
             // In a box, where it can be polled and still move to a task;
             // boxed before the read loop awaits anything, so the
@@ -222,7 +231,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
             // the call is made, so that the call is made in it: moved as a
             // value, the whole future (mostly room for the states it has
             // not reached) would be copied on the way, more than once.
-            let call = serve(ticket, setup, &context, request, notification);
+            let call = serve(ticket, setup, &context, for_router);
             let call = Box::into_pin(Box::write(Box::new_uninit(), call));
             // Polled once with the task's context, in place: no future of
             // its own for the first poll (see `Running::inline`).
@@ -239,7 +248,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 Poll::Ready(running.inline(cx, &mut replies, tasks, &mut cancels))
             });
             match unserved.await {
-                Some(Served::Notification(message)) => carried = Some(message),
+                Some(Served::Notification(notification)) => carried = Some(notification),
                 Some(Served::Response(message)) => {
                     if let Incoming::Responses(responses) = wire::classify(&message) {
                         order.deliver(shared, &message, responses);
@@ -248,7 +257,7 @@ pub(super) async fn read_loop<R: MessageReader, D: DirectReply>(
                 Some(Served::Reply(_)) | None => {}
             }
         } else {
-            let call = serve(ticket, setup, &context, request, notification);
+            let call = serve(ticket, setup, &context, for_router);
             Running {
                 call,
                 permit,
@@ -296,43 +305,49 @@ async fn drop_running(requests: &mut JoinSet<()>, in_flight: &InFlight) {
     in_flight.all_back().await;
 }
 
+/// What the read loop takes next: a message as it was read, or a lone
+/// notification the router has read and left for its turn.
+enum Read {
+    Message(Bytes),
+    Notification(Notification),
+}
+
 /// What serving a message came to.
 pub(super) enum Served {
     /// The router's reply, if any.
     Reply(Option<String>),
-    /// A lone notification, not run: it is run again in its turn.
-    Notification(Bytes),
+    /// A lone notification, read and not run: it runs in its turn.
+    Notification(Notification),
     /// A lone response, for the call it answers.
     Response(Bytes),
 }
 
-/// Serves `request` (a lone notification if `notification`) in the turn
-/// its `ticket` gives it, holding the ticket until it is done.
+/// Serves `message` in the turn its `ticket` gives it, holding the ticket
+/// until it is done.
 pub(super) fn serve(
     ticket: Ticket,
     setup: &Setup,
     context: &Arc<Context>,
-    request: Bytes,
-    notification: bool,
+    message: PeerMessage,
 ) -> impl Future<Output = Served> + Send + 'static {
     let (router, context) = (setup.router.clone(), context.clone());
     async move {
         ticket.turn().await;
-        // An invalid notification is answered, as the protocol says.
-        match router
-            .handle_from_peer(&request, &context, notification)
-            .await
-        {
+        match router.handle_from_peer(&message, &context).await {
             FromPeer::Reply(reply) => Served::Reply(reply),
-            FromPeer::Notification => Served::Notification(request),
-            FromPeer::Response => Served::Response(request),
+            FromPeer::Notification(notification) => Served::Notification(notification),
+            FromPeer::Response => match message {
+                PeerMessage::Text(message) => Served::Response(message),
+                // A notification read is run, never handed back.
+                PeerMessage::Notification(_) => Served::Reply(None),
+            },
         }
     }
 }
 
 /// Whether `notification` is the router's cancel notification; if so, it
 /// has been acted on.
-pub(super) fn is_cancel(cancels: &mut Option<Cancels>, notification: &[u8]) -> bool {
+pub(super) fn is_cancel(cancels: &mut Option<Cancels>, notification: &Notification) -> bool {
     cancels
         .as_mut()
         .is_some_and(|cancels| cancels.cancel(notification))

@@ -99,6 +99,7 @@ impl Schedule {
     }
 
     /// The ticket of the next message, of `kind`.
+    #[inline]
     pub(super) fn admit(&mut self, kind: Kind) -> Ticket {
         let before = self.barriers;
         let (wait, role) = match kind {
