@@ -71,11 +71,13 @@ pub(super) struct Opening {
     sender: mpsc::Sender<RawItem>,
 }
 
-/// What the reader needs of an answer to a streaming call.
+/// What the reader needs of an answer to a streaming call: an error, or
+/// the subscription id (a `null` one read as `null`, as the caller reads it).
 #[derive(Deserialize)]
 struct Answer<'a> {
     #[serde(borrow)]
     result: Option<&'a RawValue>,
+    error: Option<serde::de::IgnoredAny>,
 }
 
 /// Opens the route of each streaming call answered in `responses`, before
@@ -99,10 +101,12 @@ pub(super) fn open_answered(shared: &Shared, responses: &[(Option<u64>, &RawValu
             continue;
         };
         if let Ok(Answer {
-            result: Some(subscription),
+            result,
+            error: None,
         }) = serde_json::from_str(raw.get())
         {
-            let key = (notification.to_owned(), subscription.get().to_owned());
+            let subscription = result.map_or("null", RawValue::get);
+            let key = (notification.to_owned(), subscription.to_owned());
             lock(&shared.subscribed.routes).live.insert(key, sender);
         }
     }
