@@ -26,7 +26,7 @@ enum Peer {
         read: Lines<BufReader<ReadHalf<DuplexStream>>>,
         write: WriteHalf<DuplexStream>,
     },
-    WebSocket(WebSocketStream<TcpStream>),
+    WebSocket(Box<WebSocketStream<TcpStream>>),
 }
 
 impl Peer {
@@ -54,7 +54,7 @@ impl Peer {
         let connector = WsConnector::new();
         let (connection, socket) = tokio::join!(connector.connect(&url), accept);
         let connection = connection.unwrap().with_timeout(PATIENCE);
-        (connection, Peer::WebSocket(socket))
+        (connection, Peer::WebSocket(Box::new(socket)))
     }
 
     /// The next message the client sent, `None` once it hung up.
