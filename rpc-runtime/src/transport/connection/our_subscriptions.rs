@@ -406,7 +406,8 @@ impl Drop for Unsubscribe {
 mod tests {
     use std::time::Duration;
 
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+    use tokio::io::{ReadHalf, WriteHalf};
 
     use super::*;
     use crate::client::OutgoingRequest;
@@ -414,10 +415,17 @@ mod tests {
 
     static NEW_HEADS: StreamInfo = StreamInfo::new("eth_subscription", "eth_unsubscribe");
 
-    type PeerLines = Lines<BufReader<ReadHalf<DuplexStream>>>;
+    const ITEM: &str =
+        r#"{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"a","result":1}}"#;
+
+    /// The client's other end, written by hand.
+    type Peer = (
+        Lines<BufReader<ReadHalf<DuplexStream>>>,
+        WriteHalf<DuplexStream>,
+    );
 
     /// A client whose calls give up after 100 ms, and its raw peer.
-    fn connected() -> (Connection, PeerLines, tokio::io::WriteHalf<DuplexStream>) {
+    fn connected() -> (Connection, Peer) {
         let (client_end, peer_end) = tokio::io::duplex(1 << 12);
         let (read, write) = tokio::io::split(client_end);
         let connection = Connection::connect(
@@ -427,15 +435,12 @@ mod tests {
         )
         .with_timeout(Duration::from_millis(100));
         let (read, write) = tokio::io::split(peer_end);
-        (connection, BufReader::new(read).lines(), write)
+        (connection, (BufReader::new(read).lines(), write))
     }
 
     /// Sends `lines`, then a call the client answers: once its answer is
     /// read, the client has read everything before it.
-    async fn send_and_sync(
-        peer: &mut (PeerLines, tokio::io::WriteHalf<DuplexStream>),
-        lines: &[&str],
-    ) {
+    async fn send_and_sync(peer: &mut Peer, lines: &[&str]) {
         for line in lines
             .iter()
             .chain([&r#"{"jsonrpc":"2.0","id":"sync","method":"x"}"#])
@@ -453,6 +458,17 @@ mod tests {
         panic!("the client hung up");
     }
 
+    /// Subscribes while the peer sends `lines` (the answer among them).
+    async fn subscribe(
+        connection: &Connection,
+        peer: &mut Peer,
+        lines: &[&str],
+    ) -> Result<RawItems, ClientError> {
+        let request = OutgoingRequest::new("eth_subscribe", None);
+        let call = connection.open_stream(request, &NEW_HEADS);
+        tokio::join!(call, send_and_sync(peer, lines)).0
+    }
+
     /// Streaming calls open, routes, items kept, calls waiting.
     fn held(connection: &Connection) -> (usize, usize, usize, usize) {
         let subscribed = &connection.shared.subscribed;
@@ -462,15 +478,10 @@ mod tests {
         (open, routes.live.len(), routes.early.len(), pending)
     }
 
-    const ITEM: &str =
-        r#"{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"a","result":1}}"#;
-
     #[tokio::test]
     async fn a_call_given_up_before_its_answer_leaves_nothing_behind() {
-        let (connection, read, write) = connected();
-        let mut peer = (read, write);
-        let request = OutgoingRequest::new("eth_subscribe", None);
-        let err = connection.open_stream(request, &NEW_HEADS).await.err();
+        let (connection, mut peer) = connected();
+        let err = subscribe(&connection, &mut peer, &[]).await.err();
         assert!(err.is_some_and(|err| err.is_timeout()));
         let answer = r#"{"jsonrpc":"2.0","id":1,"result":"a"}"#;
         send_and_sync(&mut peer, &[answer, ITEM, ITEM]).await;
@@ -478,35 +489,42 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_call_dropped_after_its_answer_was_read_leaves_nothing_behind() {
+        let (connection, mut peer) = connected();
+        let request = OutgoingRequest::new("eth_subscribe", None);
+        let mut call = Box::pin(connection.open_stream(request, &NEW_HEADS));
+        // Polled once: the request is sent, and the call waits for its answer.
+        std::future::poll_fn(|cx| {
+            assert!(call.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":"a"}"#;
+        send_and_sync(&mut peer, &[answer, ITEM]).await;
+        assert_eq!(held(&connection).1, 1, "the reader opened the route");
+        drop(call);
+        send_and_sync(&mut peer, &[ITEM]).await;
+        assert_eq!(held(&connection), (0, 0, 0, 0));
+    }
+
+    #[tokio::test]
     async fn an_error_answer_leaves_nothing_behind() {
-        let (connection, read, write) = connected();
-        let mut peer = (read, write);
-        let call = async {
-            let request = OutgoingRequest::new("eth_subscribe", None);
-            connection.open_stream(request, &NEW_HEADS).await.err()
-        };
+        let (connection, mut peer) = connected();
         let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
-        let lines = [ITEM, answer];
-        let (err, ()) = tokio::join!(call, send_and_sync(&mut peer, &lines));
-        assert_eq!(
-            err.and_then(|e| e.rpc_error().map(|e| e.code())),
-            Some(-32602)
-        );
+        let err = subscribe(&connection, &mut peer, &[ITEM, answer])
+            .await
+            .err();
+        let code = err.and_then(|err| err.rpc_error().map(|error| error.code()));
+        assert_eq!(code, Some(-32602));
         send_and_sync(&mut peer, &[ITEM]).await;
         assert_eq!(held(&connection), (0, 0, 0, 0));
     }
 
     #[tokio::test]
     async fn a_dropped_stream_leaves_nothing_behind() {
-        let (connection, read, write) = connected();
-        let mut peer = (read, write);
-        let call = async {
-            let request = OutgoingRequest::new("eth_subscribe", None);
-            connection.open_stream(request, &NEW_HEADS).await.unwrap()
-        };
+        let (connection, mut peer) = connected();
         let answer = r#"{"jsonrpc":"2.0","id":1,"result":"a"}"#;
-        let lines = [answer, ITEM];
-        let (items, ()) = tokio::join!(call, send_and_sync(&mut peer, &lines));
+        let items = subscribe(&connection, &mut peer, &[answer, ITEM]).await;
         assert_eq!(held(&connection), (1, 1, 0, 0));
         drop(items);
         let unsubscribed = r#"{"jsonrpc":"2.0","id":2,"result":true}"#;
