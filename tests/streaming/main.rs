@@ -6,6 +6,7 @@ mod connect;
 
 mod api;
 mod bounds;
+mod early;
 mod ends;
 mod foreign;
 mod negotiation;

@@ -128,6 +128,10 @@ pub enum TransportErrorKind {
     Refused,
     /// Any other I/O failure.
     Io,
+    /// A stream's items were lost: the peer sent more of them before the
+    /// subscription's answer than a client keeps (the stream says so, then
+    /// ends, rather than go on with a gap).
+    Lost,
 }
 
 /// A failure to deliver a message or to receive its reply.
@@ -169,6 +173,7 @@ impl fmt::Display for TransportError {
             TransportErrorKind::Shutdown => "the server shut down",
             TransportErrorKind::Refused => "refused",
             TransportErrorKind::Io => "I/O error",
+            TransportErrorKind::Lost => "items lost",
         };
         match &self.source {
             Some(source) => write!(f, "{what}: {source}"),

@@ -141,6 +141,8 @@ struct Pending {
     /// The connection's owner made it (not a handler): its response waits
     /// until the peer's messages before it have run.
     in_order: bool,
+    /// A streaming call's: where its items go once its answer names them.
+    opening: Option<our_subscriptions::Opening>,
 }
 
 impl Shared {
@@ -280,20 +282,7 @@ impl Connection {
 
 impl Transport for Connection {
     async fn send_request(&self, request: OutgoingRequest<'_>) -> Result<String, ClientError> {
-        let (ids, mut replies) = self.expect_replies(1);
-        // Forget the call however this future ends: reply, error, timeout
-        // or drop; once it is sent, cancel it if no reply came.
-        let mut forget = ForgetOnDrop {
-            shared: &self.shared,
-            ids: ids.clone(),
-            cancel: None,
-        };
-        self.enqueue(request.to_text(Some(ids.start))).await?;
-        forget.cancel = self.cancel.as_deref();
-        let waiting = self.within_timeout(replies.remove(0));
-        let reply = lend::lent_while(&self.shared.outbox, waiting).await?;
-        let reply = reply.map_err(|_| closed())?;
-        into_text(reply).ok_or_else(closed)
+        self.request(request, None).await
     }
 
     async fn send_notification(
@@ -333,6 +322,34 @@ impl Transport for Connection {
 }
 
 impl Connection {
+    /// Sends `request` and waits for its reply; a streaming call's `opening`
+    /// waits with it, for the reader to open its route on the answer.
+    async fn request(
+        &self,
+        request: OutgoingRequest<'_>,
+        opening: Option<our_subscriptions::Opening>,
+    ) -> Result<String, ClientError> {
+        let (ids, mut replies) = self.expect_replies(1);
+        if let Some(opening) = opening
+            && let Some(pending) = lock(&self.shared.pending).get_mut(&ids.start)
+        {
+            pending.opening = Some(opening);
+        }
+        // Forget the call however this future ends: reply, error, timeout
+        // or drop; once it is sent, cancel it if no reply came.
+        let mut forget = ForgetOnDrop {
+            shared: &self.shared,
+            ids: ids.clone(),
+            cancel: None,
+        };
+        self.enqueue(request.to_text(Some(ids.start))).await?;
+        forget.cancel = self.cancel.as_deref();
+        let waiting = self.within_timeout(replies.remove(0));
+        let reply = lend::lent_while(&self.shared.outbox, waiting).await?;
+        let reply = reply.map_err(|_| closed())?;
+        into_text(reply).ok_or_else(closed)
+    }
+
     /// Allocates `count` ids and registers a waiting reply for each.
     fn expect_replies(&self, count: usize) -> (Range<u64>, Vec<oneshot::Receiver<Bytes>>) {
         let first = self
@@ -347,7 +364,14 @@ impl Connection {
             .clone()
             .map(|id| {
                 let (reply, reply_rx) = oneshot::channel();
-                pending.insert(id, Pending { reply, in_order });
+                pending.insert(
+                    id,
+                    Pending {
+                        reply,
+                        in_order,
+                        opening: None,
+                    },
+                );
                 reply_rx
             })
             .collect();

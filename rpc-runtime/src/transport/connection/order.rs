@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::schedule::{Kind, Schedule, Ticket};
-use super::{Shared, deliver};
+use super::{Shared, deliver, our_subscriptions};
 use crate::Router;
 use crate::router::PeerMessage;
 use crate::wire::{self, Head, Incoming};
@@ -146,6 +146,9 @@ impl Order {
         message: &Bytes,
         responses: Vec<(Option<u64>, &serde_json::value::RawValue)>,
     ) {
+        // Before any answer is handed over (now or once settled) and before
+        // the next message is read: the items after it find their stream.
+        our_subscriptions::open_answered(shared, &responses);
         if self.is_settled() {
             return deliver(shared, message, responses);
         }
