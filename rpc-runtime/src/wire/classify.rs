@@ -3,10 +3,11 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::Notification;
+use super::member::Member;
 
 /// What a message arriving on a two-way connection is.
 #[derive(Debug)]
@@ -247,52 +248,20 @@ impl<'de> Visitor<'de> for PeekVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut peek = Peek::default();
-        while let Some(key) = map.next_key::<Key>()? {
+        while let Some(key) = map.next_key::<Member>()? {
             match key {
-                Key::Method => peek.shape.method = true,
-                Key::Outcome => peek.shape.outcome = true,
-                Key::Id => {
+                Member::Method => peek.shape.method = true,
+                Member::Result | Member::Error => peek.shape.outcome = true,
+                Member::Id => {
                     peek.shape.id = true;
                     peek.id = Some(map.next_value()?);
                     continue;
                 }
-                Key::Other => {}
+                Member::Version | Member::Params | Member::Other => {}
             }
             map.next_value::<IgnoredAny>()?;
         }
         Ok(peek)
-    }
-}
-
-enum Key {
-    Method,
-    Outcome,
-    Id,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl Visitor<'_> for KeyVisitor {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
-        Ok(match name {
-            "method" => Key::Method,
-            "result" | "error" => Key::Outcome,
-            "id" => Key::Id,
-            _ => Key::Other,
-        })
     }
 }
 
